@@ -1,0 +1,66 @@
+//! Secret tokens and the handshake headers that carry them.
+
+use crate::hub::ClientKind;
+
+/// Header the pi-ide extension sends its token in.
+pub const PI_HEADER: &str = "x-pi-ide-authorization";
+/// Header Claude Code sends its token in.
+pub const CLAUDE_HEADER: &str = "x-claude-code-ide-authorization";
+
+/// A fresh 256-bit token from the OS CSPRNG (uuid v4 draws from `getrandom`).
+pub fn new_token() -> String {
+    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+}
+
+/// Compares without an early exit, so timing reveals nothing about the token.
+pub fn tokens_match(expected: &str, given: &[u8]) -> bool {
+    let expected = expected.as_bytes();
+    let mut diff = expected.len() ^ given.len();
+    for (i, byte) in expected.iter().enumerate() {
+        diff |= usize::from(byte ^ given.get(i).copied().unwrap_or(0));
+    }
+    diff == 0
+}
+
+/// Which kind of client a header name announces.
+pub fn kind_for_header(name: &str) -> Option<ClientKind> {
+    if name.eq_ignore_ascii_case(PI_HEADER) {
+        Some(ClientKind::Pi)
+    } else if name.eq_ignore_ascii_case(CLAUDE_HEADER) {
+        Some(ClientKind::Claude)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_long_random_and_distinct() {
+        let a = new_token();
+        assert_eq!(a.len(), 64);
+        assert!(a.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(a, new_token());
+    }
+
+    #[test]
+    fn match_needs_the_exact_token() {
+        let token = new_token();
+        assert!(tokens_match(&token, token.as_bytes()));
+        assert!(!tokens_match(&token, &token.as_bytes()[..63]));
+        assert!(!tokens_match(&token, format!("{token}0").as_bytes()));
+        assert!(!tokens_match(&token, b""));
+        let mut flipped = token.clone().into_bytes();
+        flipped[10] ^= 1;
+        assert!(!tokens_match(&token, &flipped));
+    }
+
+    #[test]
+    fn header_names_are_case_insensitive() {
+        assert_eq!(kind_for_header("X-Pi-Ide-Authorization"), Some(ClientKind::Pi));
+        assert_eq!(kind_for_header("X-Claude-Code-Ide-Authorization"), Some(ClientKind::Claude));
+        assert_eq!(kind_for_header("authorization"), None);
+    }
+}

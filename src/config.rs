@@ -1,0 +1,90 @@
+//! The command line Neovim starts the host with (see `lua/pi-ide/host.lua`).
+
+use std::path::PathBuf;
+
+/// Everything the host needs to know about the Neovim that started it.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Neovim's pid: agents check it for liveness, so it must be the editor's.
+    pub nvim_pid: u32,
+    /// Initial workspace folder (Neovim's cwd); later changes arrive over RPC.
+    pub cwd: String,
+    /// Where lockfiles go; `None` means `$PI_IDE_LOCK_DIR` or `~/.pi/ide`.
+    pub lock_dir: Option<PathBuf>,
+    /// Log file; `None` disables logging.
+    pub log_file: Option<PathBuf>,
+    /// `error`, `warn`, `info`, `debug` or `trace`.
+    pub log_level: String,
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Parsed {
+    Run(Config),
+    Version,
+}
+
+impl Config {
+    /// Parses `--pid N --cwd DIR [--lock-dir DIR] [--log-file F] [--log-level L]`.
+    pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
+        let mut pid = None;
+        let mut cwd = None;
+        let mut lock_dir = None;
+        let mut log_file = None;
+        let mut log_level = "info".to_string();
+        let mut args = args.into_iter();
+        while let Some(flag) = args.next() {
+            if flag == "--version" {
+                return Ok(Parsed::Version);
+            }
+            let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+            match flag.as_str() {
+                "--pid" => pid = Some(value.parse().map_err(|_| format!("--pid {value}: not a pid"))?),
+                "--cwd" => cwd = Some(value),
+                "--lock-dir" if !value.is_empty() => lock_dir = Some(PathBuf::from(value)),
+                "--lock-dir" => {}
+                "--log-file" if !value.is_empty() => log_file = Some(PathBuf::from(value)),
+                "--log-file" => {}
+                "--log-level" => log_level = value,
+                _ => return Err(format!("unknown option {flag}")),
+            }
+        }
+        Ok(Parsed::Run(Config {
+            nvim_pid: pid.ok_or("--pid is required (the host is started by the Lua glue)")?,
+            cwd: cwd.unwrap_or_default(),
+            lock_dir,
+            log_file,
+            log_level,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Parsed, String> {
+        Config::from_args(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn parses_a_full_command_line() {
+        let Ok(Parsed::Run(config)) = parse(&["--pid", "42", "--cwd", "/w", "--lock-dir", "/l", "--log-level", "debug"]) else {
+            panic!("expected a run config");
+        };
+        assert_eq!(config.nvim_pid, 42);
+        assert_eq!(config.cwd, "/w");
+        assert_eq!(config.lock_dir, Some(PathBuf::from("/l")));
+        assert_eq!(config.log_level, "debug");
+        assert_eq!(config.log_file, None);
+    }
+
+    #[test]
+    fn rejects_bad_input_with_a_reason() {
+        assert!(parse(&["--pid", "x"]).unwrap_err().contains("not a pid"));
+        assert!(parse(&["--cwd", "/w"]).unwrap_err().contains("--pid is required"));
+        assert!(parse(&["--bogus", "1"]).unwrap_err().contains("unknown option"));
+        assert!(parse(&["--pid"]).unwrap_err().contains("needs a value"));
+        assert!(matches!(parse(&["--version"]), Ok(Parsed::Version)));
+    }
+}

@@ -1,0 +1,152 @@
+//! Pending `openDiff` requests: each waits on a oneshot until the person
+//! decides in Neovim, the agent closes the tab, or the client goes away.
+//! Every pending diff is answered exactly once: whoever `take`s it answers it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use tokio::sync::oneshot;
+
+use crate::hub::ClientId;
+
+/// How a diff ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DiffOutcome {
+    /// The person accepted; the text is the proposal buffer's final contents.
+    Accepted(String),
+    /// Rejected by the person, closed by the agent, or impossible to show.
+    Rejected { reason: Option<String> },
+}
+
+impl DiffOutcome {
+    pub fn rejected(reason: impl Into<String>) -> Self {
+        DiffOutcome::Rejected { reason: Some(reason.into()) }
+    }
+}
+
+/// One diff waiting for an answer.
+#[derive(Debug)]
+pub struct PendingDiff {
+    pub id: u64,
+    pub tab_name: String,
+    pub client: ClientId,
+    pub path: PathBuf,
+    reply: oneshot::Sender<DiffOutcome>,
+}
+
+impl PendingDiff {
+    /// Wakes the `openDiff` request with its answer.
+    pub fn answer(self, outcome: DiffOutcome) {
+        let _ = self.reply.send(outcome);
+    }
+}
+
+/// Snapshot of one pending diff for status displays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffSummary {
+    pub id: u64,
+    pub tab_name: String,
+    pub client: ClientId,
+    pub path: PathBuf,
+}
+
+#[derive(Default)]
+pub struct Diffs {
+    inner: Mutex<DiffsInner>,
+}
+
+#[derive(Default)]
+struct DiffsInner {
+    next_id: u64,
+    pending: BTreeMap<u64, PendingDiff>,
+}
+
+/// What [`Diffs::begin`] hands back.
+pub struct Begun {
+    pub id: u64,
+    pub answer: oneshot::Receiver<DiffOutcome>,
+    /// A diff of the same client with the same tab name that this one replaces;
+    /// the caller answers it and closes its windows.
+    pub replaced: Option<PendingDiff>,
+}
+
+impl Diffs {
+    pub fn begin(&self, client: ClientId, tab_name: &str, path: PathBuf) -> Begun {
+        let mut inner = self.lock();
+        let replaced_id =
+            inner.pending.values().find(|diff| diff.client == client && diff.tab_name == tab_name).map(|diff| diff.id);
+        let replaced = replaced_id.and_then(|id| inner.pending.remove(&id));
+        inner.next_id += 1;
+        let id = inner.next_id;
+        let (reply, answer) = oneshot::channel();
+        inner.pending.insert(id, PendingDiff { id, tab_name: tab_name.to_owned(), client, path, reply });
+        Begun { id, answer, replaced }
+    }
+
+    pub fn take(&self, id: u64) -> Option<PendingDiff> {
+        self.lock().pending.remove(&id)
+    }
+
+    pub fn take_tab(&self, client: ClientId, tab_name: &str) -> Option<PendingDiff> {
+        let mut inner = self.lock();
+        let id = inner.pending.values().find(|diff| diff.client == client && diff.tab_name == tab_name)?.id;
+        inner.pending.remove(&id)
+    }
+
+    pub fn take_client(&self, client: ClientId) -> Vec<PendingDiff> {
+        self.take_where(|diff| diff.client == client)
+    }
+
+    pub fn take_all(&self) -> Vec<PendingDiff> {
+        self.take_where(|_| true)
+    }
+
+    pub fn summaries(&self) -> Vec<DiffSummary> {
+        self.lock()
+            .pending
+            .values()
+            .map(|diff| DiffSummary { id: diff.id, tab_name: diff.tab_name.clone(), client: diff.client, path: diff.path.clone() })
+            .collect()
+    }
+
+    fn take_where(&self, keep: impl Fn(&PendingDiff) -> bool) -> Vec<PendingDiff> {
+        let mut inner = self.lock();
+        let ids: Vec<u64> = inner.pending.values().filter(|diff| keep(diff)).map(|diff| diff.id).collect();
+        ids.iter().filter_map(|id| inner.pending.remove(id)).collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, DiffsInner> {
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_diff_is_answered_once_by_whoever_takes_it() {
+        let diffs = Diffs::default();
+        let (a, b) = (ClientId(1), ClientId(2));
+        let first = diffs.begin(a, "t1", "/f".into());
+        let other = diffs.begin(b, "t1", "/f".into());
+        assert!(first.replaced.is_none() && other.replaced.is_none(), "same tab name, other client: no replacement");
+        let again = diffs.begin(a, "t1", "/f".into());
+        let replaced = again.replaced.expect("same client and tab name replaces");
+        assert_eq!(replaced.id, first.id);
+        replaced.answer(DiffOutcome::rejected("replaced"));
+        let mut first_answer = first.answer;
+        assert_eq!(first_answer.try_recv().unwrap(), DiffOutcome::rejected("replaced"));
+
+        assert!(diffs.take_tab(a, "nope").is_none());
+        diffs.take(again.id).unwrap().answer(DiffOutcome::Accepted("x".into()));
+        let mut again_answer = again.answer;
+        assert_eq!(again_answer.try_recv().unwrap(), DiffOutcome::Accepted("x".into()));
+        assert!(diffs.take(again.id).is_none(), "a second take finds nothing");
+
+        assert_eq!(diffs.summaries().len(), 1);
+        assert_eq!(diffs.take_client(b).len(), 1);
+        assert!(diffs.take_all().is_empty());
+    }
+}

@@ -1,0 +1,139 @@
+//! Connected clients and their outboxes. A transport registers a client and
+//! drains its outbox; everything else sends through the hub without knowing
+//! which socket (or which kind of transport) is behind it.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Identifies one connection for its lifetime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ClientId(pub u64);
+
+/// Which agent is on the other end; decides reply shapes and features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientKind {
+    /// pi's `pi-ide` extension: diagnostics keyed by uri, suggestions.
+    Pi,
+    /// Claude Code: diagnostics as an array, no suggestions.
+    Claude,
+}
+
+impl ClientKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClientKind::Pi => "pi",
+            ClientKind::Claude => "claude",
+        }
+    }
+}
+
+/// What the hub knows about one client.
+#[derive(Debug, Clone)]
+pub struct ClientEntry {
+    pub kind: ClientKind,
+    /// `clientInfo.name` from `initialize`, once it arrived.
+    pub name: Option<String>,
+    /// Serialized JSON-RPC messages for the connection's writer.
+    outbox: UnboundedSender<String>,
+}
+
+/// A snapshot of one client for status displays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientSummary {
+    pub id: ClientId,
+    pub kind: ClientKind,
+    pub name: Option<String>,
+}
+
+#[derive(Default)]
+pub struct Hub {
+    inner: Mutex<HubInner>,
+}
+
+#[derive(Default)]
+struct HubInner {
+    next_id: u64,
+    clients: BTreeMap<ClientId, ClientEntry>,
+}
+
+impl Hub {
+    pub fn register(&self, kind: ClientKind, outbox: UnboundedSender<String>) -> ClientId {
+        let mut inner = self.lock();
+        inner.next_id += 1;
+        let id = ClientId(inner.next_id);
+        inner.clients.insert(id, ClientEntry { kind, name: None, outbox });
+        id
+    }
+
+    pub fn unregister(&self, id: ClientId) -> Option<ClientEntry> {
+        self.lock().clients.remove(&id)
+    }
+
+    pub fn set_name(&self, id: ClientId, name: String) {
+        if let Some(entry) = self.lock().clients.get_mut(&id) {
+            entry.name = Some(name);
+        }
+    }
+
+    pub fn kind(&self, id: ClientId) -> Option<ClientKind> {
+        self.lock().clients.get(&id).map(|entry| entry.kind)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lock().clients.is_empty()
+    }
+
+    /// Queues a message for one client; false when it is gone.
+    pub fn send(&self, id: ClientId, message: String) -> bool {
+        self.lock().clients.get(&id).is_some_and(|entry| entry.outbox.send(message).is_ok())
+    }
+
+    /// Queues a message for every client.
+    pub fn broadcast(&self, message: &str) {
+        for entry in self.lock().clients.values() {
+            let _ = entry.outbox.send(message.to_owned());
+        }
+    }
+
+    pub fn summaries(&self) -> Vec<ClientSummary> {
+        self.lock()
+            .clients
+            .iter()
+            .map(|(id, entry)| ClientSummary { id: *id, kind: entry.kind, name: entry.name.clone() })
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HubInner> {
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::sync::mpsc::unbounded_channel;
+
+    #[test]
+    fn routes_to_one_or_all_and_forgets_the_gone() {
+        let hub = Hub::default();
+        let (tx_a, mut rx_a) = unbounded_channel();
+        let (tx_b, mut rx_b) = unbounded_channel();
+        let a = hub.register(ClientKind::Pi, tx_a);
+        let b = hub.register(ClientKind::Claude, tx_b);
+        assert_ne!(a, b);
+        assert!(hub.send(a, "one".into()));
+        hub.broadcast("all");
+        assert_eq!(rx_a.try_recv().unwrap(), "one");
+        assert_eq!(rx_a.try_recv().unwrap(), "all");
+        assert_eq!(rx_b.try_recv().unwrap(), "all");
+        assert!(rx_b.try_recv().is_err());
+        hub.set_name(b, "claude-code".into());
+        assert_eq!(hub.summaries()[1].name.as_deref(), Some("claude-code"));
+        assert_eq!(hub.kind(b), Some(ClientKind::Claude));
+        hub.unregister(a);
+        assert!(!hub.send(a, "late".into()));
+        assert!(!hub.is_empty());
+    }
+}

@@ -1,0 +1,38 @@
+//! `close_tab {tab_name}`: the agent is done with a diff. pi sends it after
+//! every answered `openDiff` (usually already closed); Claude also sends it
+//! when the person answered in the terminal, so a pending diff is rejected.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{ToolError, ToolSpec, arguments, text_content};
+use crate::diffs::DiffOutcome;
+use crate::host::Shared;
+use crate::hub::ClientId;
+
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "close_tab",
+    description: "Close the diff tab with this name if it is still open.",
+    schema: || {
+        json!({
+            "type": "object",
+            "properties": {"tab_name": {"type": "string", "description": "tab_name given to openDiff"}},
+            "required": ["tab_name"],
+        })
+    },
+};
+
+#[derive(Deserialize)]
+struct Args {
+    tab_name: String,
+}
+
+pub fn call(shared: &Arc<Shared>, client: ClientId, args: Value) -> Result<Value, ToolError> {
+    let args: Args = arguments("close_tab", args)?;
+    if let Some(diff) = shared.diffs.take_tab(client, &args.tab_name) {
+        shared.finish_diff(diff, DiffOutcome::Rejected { reason: None });
+    }
+    Ok(text_content(&["TAB_CLOSED"]))
+}

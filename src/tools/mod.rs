@@ -1,0 +1,100 @@
+//! MCP tools, one file each, and the registry behind `tools/list` and
+//! `tools/call`. Tools talk to the editor through [`Shared`], never to sockets.
+
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::host::Shared;
+use crate::hub::ClientId;
+use crate::jsonrpc;
+
+mod close_all_diff_tabs;
+mod close_tab;
+mod get_diagnostics;
+pub mod open_diff;
+
+/// What `tools/list` says about a tool.
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Builds the JSON Schema of the arguments; `properties` is always an object.
+    pub schema: fn() -> Value,
+}
+
+/// Every tool served, in `tools/list` order.
+pub const TOOLS: &[ToolSpec] = &[open_diff::SPEC, close_tab::SPEC, close_all_diff_tabs::SPEC, get_diagnostics::SPEC];
+
+/// A JSON-RPC error from a tool call.
+#[derive(Debug, PartialEq)]
+pub struct ToolError {
+    pub code: i64,
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        ToolError { code: jsonrpc::INVALID_PARAMS, message: message.into() }
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        ToolError { code: jsonrpc::INTERNAL_ERROR, message: message.into() }
+    }
+}
+
+pub fn list() -> Value {
+    TOOLS
+        .iter()
+        .map(|tool| json!({"name": tool.name, "description": tool.description, "inputSchema": (tool.schema)()}))
+        .collect()
+}
+
+/// `tools/call {name, arguments}`.
+pub async fn call(shared: &Arc<Shared>, client: ClientId, params: Value) -> Result<Value, ToolError> {
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return Err(ToolError::invalid_params("tools/call needs a string `name`"));
+    };
+    let arguments = match params.get("arguments") {
+        None | Some(Value::Null) => json!({}),
+        Some(arguments) => arguments.clone(),
+    };
+    match name {
+        "openDiff" => Ok(open_diff::call(shared, client, arguments).await),
+        "close_tab" => close_tab::call(shared, client, arguments),
+        "closeAllDiffTabs" => Ok(close_all_diff_tabs::call(shared, client)),
+        "getDiagnostics" => get_diagnostics::call(shared, client, arguments).await,
+        _ => Err(ToolError::invalid_params(format!("Unknown tool: {name}"))),
+    }
+}
+
+/// Parses a tool's arguments, or says which one is wrong.
+pub fn arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolError> {
+    serde_json::from_value(arguments).map_err(|e| ToolError::invalid_params(format!("{tool}: {e}")))
+}
+
+/// A result made of text content items.
+pub fn text_content<S: AsRef<str>>(texts: &[S]) -> Value {
+    let content: Vec<Value> = texts.iter().map(|text| json!({"type": "text", "text": text.as_ref()})).collect();
+    json!({ "content": content })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_schema_is_an_object_schema_with_object_properties() {
+        let tools = list();
+        assert_eq!(tools.as_array().unwrap().len(), TOOLS.len());
+        for tool in tools.as_array().unwrap() {
+            let schema = &tool["inputSchema"];
+            assert_eq!(schema["type"], "object", "{}", tool["name"]);
+            assert!(schema["properties"].is_object(), "{}", tool["name"]);
+            for required in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+                assert!(schema["properties"].get(required.as_str().unwrap()).is_some(), "{}", tool["name"]);
+            }
+            assert!(!tool["description"].as_str().unwrap().is_empty());
+        }
+    }
+}
