@@ -23,7 +23,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(pi_ide::host::run(config)) {
+    let result = runtime.block_on(pi_ide::host::run(config));
+    // The blocked stdin reader would keep a plain drop waiting forever.
+    runtime.shutdown_background();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!("host stopped: {error}");

@@ -40,8 +40,12 @@ pub fn shape(kind: ClientKind, files: &Value) -> Value {
     let files = files.as_array().map(Vec::as_slice).unwrap_or_default();
     let entries = files.iter().filter_map(|file| {
         let uri = file.get("uri")?.as_str()?;
-        let diagnostics: Vec<Value> =
-            file.get("diagnostics")?.as_array()?.iter().map(|d| diagnostic(kind, d)).collect();
+        // Lua sends an empty table, which may arrive as a map: no diagnostics.
+        let diagnostics: Vec<Value> = file
+            .get("diagnostics")
+            .and_then(Value::as_array)
+            .map(|list| list.iter().map(|d| diagnostic(kind, d)).collect())
+            .unwrap_or_default();
         Some((uri.to_owned(), diagnostics))
     });
     match kind {
@@ -102,5 +106,6 @@ mod tests {
     fn empty_or_odd_input_gives_empty_shapes() {
         assert_eq!(shape(ClientKind::Pi, &json!({})), json!({}));
         assert_eq!(shape(ClientKind::Claude, &json!([{"uri": 3}])), json!([]));
+        assert_eq!(shape(ClientKind::Pi, &json!([{"uri": "file:///x", "diagnostics": {}}])), json!({"file:///x": []}));
     }
 }

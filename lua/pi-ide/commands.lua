@@ -1,0 +1,94 @@
+-- :PiIde subcommands and their completion.
+local util = require("pi-ide.util")
+
+local M = {}
+
+local function describe(status)
+  if not status.running then
+    return "not running (:PiIde start)"
+  end
+  local lines = {
+    ("listening on 127.0.0.1:%d (host pid %d, v%s)"):format(status.port, status.pid, status.version),
+    "lockfile: " .. status.lockfile,
+  }
+  if #status.clients == 0 then
+    lines[#lines + 1] = "clients: none (run /ide in pi)"
+  end
+  for _, client in ipairs(status.clients) do
+    lines[#lines + 1] = ("client %d: %s%s"):format(
+      client.id,
+      client.kind,
+      client.name and (" (" .. client.name .. ")") or ""
+    )
+  end
+  for _, diff in ipairs(status.diffs) do
+    lines[#lines + 1] = ("diff %s: %s"):format(diff.tab_name, diff.path)
+  end
+  return table.concat(lines, "\n")
+end
+
+M.subcommands = {
+  start = function()
+    require("pi-ide.host").start()
+  end,
+  stop = function()
+    if not require("pi-ide.host").stop() then
+      util.notify("not running")
+    end
+  end,
+  restart = function()
+    require("pi-ide.host").restart()
+  end,
+  status = function()
+    util.notify(describe(require("pi-ide").status()))
+  end,
+  log = function()
+    vim.cmd("tabedit " .. vim.fn.fnameescape(require("pi-ide.host").log_path()))
+  end,
+  accept = function(args)
+    require("pi-ide.diff").accept(args[1])
+  end,
+  reject = function(args)
+    require("pi-ide.diff").reject(args[1])
+  end,
+  build = function()
+    require("pi-ide.build").run()
+  end,
+}
+
+function M.run(fargs)
+  local name = fargs[1] or "status"
+  local subcommand = M.subcommands[name]
+  if not subcommand then
+    util.notify(
+      ("unknown subcommand %q; try one of: %s"):format(name, table.concat(M.names(), ", ")),
+      vim.log.levels.ERROR
+    )
+    return
+  end
+  subcommand(vim.list_slice(fargs, 2))
+end
+
+function M.names()
+  local names = vim.tbl_keys(M.subcommands)
+  table.sort(names)
+  return names
+end
+
+function M.complete(arglead, cmdline)
+  local words = vim.split(vim.trim(cmdline), "%s+")
+  local typing_first = #words == 1 or (#words == 2 and arglead ~= "")
+  local candidates = {}
+  if typing_first then
+    candidates = M.names()
+  elseif words[2] == "accept" or words[2] == "reject" then
+    for _, diff in ipairs(require("pi-ide.diff").list()) do
+      candidates[#candidates + 1] = diff.tab_name
+    end
+  end
+  return vim.tbl_filter(function(candidate)
+    return vim.startswith(candidate, arglead)
+  end, candidates)
+end
+
+return M

@@ -1,0 +1,100 @@
+-- Options: defaults, validation and the merged result other modules read.
+local util = require("pi-ide.util")
+
+local M = {}
+
+M.defaults = {
+  -- Start the host after VimEnter.
+  auto_start = true,
+  -- Host binary; nil = the newest of target/release and target/debug in the plugin.
+  bin = nil,
+  -- Lockfile directory; nil = $PI_IDE_LOCK_DIR or ~/.pi/ide.
+  lock_dir = nil,
+  -- Host log level: "error", "warn", "info", "debug" or "trace".
+  log_level = "info",
+  selection = {
+    -- Send selection_changed to connected agents.
+    enabled = true,
+    -- Quiet period before the cursor/selection is sent.
+    debounce_ms = 100,
+  },
+  diff = {
+    -- Buffer-local keys in the proposal window; false disables them all.
+    keymaps = {
+      accept = "<leader>aa",
+      reject = "<leader>ad",
+    },
+  },
+}
+
+-- Type each option must have; options that default to nil name theirs here.
+local types = {
+  bin = "string",
+  lock_dir = "string",
+  ["diff.keymaps"] = { "table", "boolean" },
+  ["diff.keymaps.accept"] = { "string", "boolean" },
+  ["diff.keymaps.reject"] = { "string", "boolean" },
+}
+
+local log_levels = { error = true, warn = true, info = true, debug = true, trace = true }
+
+local function accepts(expected, value)
+  expected = type(expected) == "table" and expected or { expected }
+  return vim.tbl_contains(expected, type(value)), table.concat(expected, " or ")
+end
+
+-- Copies valid values of `given` over `defaults`, reporting the rest.
+local function merge(defaults, given, prefix, problems)
+  local result = vim.deepcopy(defaults)
+  for key, value in pairs(given) do
+    local name = prefix .. tostring(key)
+    local default = defaults[key]
+    local expected = types[name] or (default ~= nil and type(default)) or nil
+    if expected == nil then
+      problems[#problems + 1] = ("unknown option `%s` (ignored)"):format(name)
+    else
+      local ok, wanted = accepts(expected, value)
+      if not ok then
+        problems[#problems + 1] = ("option `%s` must be a %s, got %s (using the default)"):format(
+          name,
+          wanted,
+          type(value)
+        )
+      elseif type(value) == "table" and type(default) == "table" then
+        result[key] = merge(default, value, name .. ".", problems)
+      else
+        result[key] = value
+      end
+    end
+  end
+  return result
+end
+
+M.values = vim.deepcopy(M.defaults)
+
+--- Merges `opts` over the defaults; never throws, reports bad keys instead.
+function M.apply(opts)
+  local problems = {}
+  if opts ~= nil and type(opts) ~= "table" then
+    problems[1] = ("setup() takes a table, got %s (using the defaults)"):format(type(opts))
+    opts = {}
+  end
+  local values = merge(M.defaults, opts or {}, "", problems)
+  if not log_levels[values.log_level] then
+    problems[#problems + 1] = ("option `log_level` must be one of error, warn, info, debug, trace (got %q)"):format(
+      tostring(values.log_level)
+    )
+    values.log_level = M.defaults.log_level
+  end
+  if values.selection.debounce_ms < 0 then
+    problems[#problems + 1] = "option `selection.debounce_ms` must not be negative (using the default)"
+    values.selection.debounce_ms = M.defaults.selection.debounce_ms
+  end
+  if #problems > 0 then
+    util.notify(table.concat(problems, "\n"), vim.log.levels.WARN)
+  end
+  M.values = values
+  return values, problems
+end
+
+return M

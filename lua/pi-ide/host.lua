@@ -1,0 +1,224 @@
+-- Starts and stops the Rust host and mirrors what it reports (port, clients)
+-- so status() and statuslines never wait on RPC. The seam's methods are
+-- listed in src/nvim/mod.rs.
+local config = require("pi-ide.config")
+local util = require("pi-ide.util")
+
+local M = {}
+
+-- Must equal SEAM_VERSION in src/lib.rs.
+M.SEAM_VERSION = 1
+
+local uv = vim.uv or vim.loop
+
+local state = {
+  job = nil, -- channel id of the running host
+  stopping = false, -- true while a stop we asked for is in progress
+  info = nil, -- what _on_started reported
+  clients = {}, -- id -> { id, kind, name }
+  client_count = 0,
+  stderr = {}, -- recent stderr lines, shown if the host dies
+}
+
+local function build_hint()
+  return ("run `cargo build --release --locked` in %s (or :PiIde build)"):format(util.root())
+end
+
+--- Path of the host binary, or nil and the reason.
+function M.binary()
+  local wanted = config.values.bin
+  if wanted then
+    if vim.fn.executable(wanted) == 1 then
+      return wanted
+    end
+    return nil, ("the host binary `%s` (option `bin`) is not executable"):format(wanted)
+  end
+  local best, best_mtime
+  for _, profile in ipairs({ "release", "debug" }) do
+    local path = util.root() .. "/target/" .. profile .. "/pi-ide"
+    local stat = uv.fs_stat(path)
+    if stat and (not best_mtime or stat.mtime.sec > best_mtime) then
+      best, best_mtime = path, stat.mtime.sec
+    end
+  end
+  if best then
+    return best
+  end
+  return nil, "the host binary is not built: " .. build_hint()
+end
+
+function M.log_path()
+  return vim.fn.stdpath("log") .. "/pi-ide.log"
+end
+
+function M.is_running()
+  return state.job ~= nil
+end
+
+function M.client_count()
+  return state.client_count
+end
+
+--- Sends a notification to the host; false when it is not running.
+function M.notify(method, ...)
+  if not state.job then
+    return false
+  end
+  return pcall(vim.rpcnotify, state.job, method, ...)
+end
+
+local function on_exit(_, code)
+  local was_stopping = state.stopping
+  local lockfile = state.info and state.info.lockfile
+  state.job, state.stopping, state.info = nil, false, nil
+  state.clients, state.client_count = {}, 0
+  require("pi-ide.diff").close_all()
+  if lockfile then
+    -- The host removes it itself; this covers a host that was killed.
+    os.remove(lockfile)
+  end
+  if not was_stopping and code ~= 0 then
+    local detail = #state.stderr > 0 and (":\n" .. table.concat(state.stderr, "\n")) or ""
+    util.notify(
+      ("the host exited with code %d%s\n:PiIde restart starts it again"):format(code, detail),
+      vim.log.levels.ERROR
+    )
+  end
+  util.emit("PiIdeStopped", { code = code })
+end
+
+--- Starts the host; reports (never throws) why it cannot.
+function M.start()
+  if state.job then
+    return true
+  end
+  local bin, problem = M.binary()
+  if not bin then
+    util.notify(problem, vim.log.levels.ERROR)
+    return false
+  end
+  local cmd = {
+    bin,
+    "--pid",
+    tostring(vim.fn.getpid()),
+    "--cwd",
+    vim.fn.getcwd(),
+    "--log-file",
+    M.log_path(),
+    "--log-level",
+    config.values.log_level,
+    "--lock-dir",
+    config.values.lock_dir and vim.fn.expand(config.values.lock_dir) or "",
+  }
+  state.stderr = {}
+  local ok, job = pcall(vim.fn.jobstart, cmd, {
+    rpc = true,
+    on_stderr = function(_, lines)
+      for _, line in ipairs(lines) do
+        if line ~= "" then
+          table.insert(state.stderr, line)
+        end
+      end
+    end,
+    on_exit = on_exit,
+  })
+  if not ok or job <= 0 then
+    util.notify(
+      ("cannot start %s: %s\n%s"):format(bin, ok and job or tostring(job), build_hint()),
+      vim.log.levels.ERROR
+    )
+    return false
+  end
+  state.job = job
+  return true
+end
+
+--- Asks the host to clean up and exit.
+function M.stop()
+  if not state.job then
+    return false
+  end
+  state.stopping = true
+  if not M.notify("stop") then
+    vim.fn.jobstop(state.job)
+  end
+  return true
+end
+
+--- Waits (bounded) until the host has exited; for restart and tests.
+function M.wait_stopped(timeout_ms)
+  return vim.wait(timeout_ms or 2000, function()
+    return state.job == nil
+  end, 5)
+end
+
+function M.restart()
+  if M.stop() then
+    M.wait_stopped()
+  end
+  return M.start()
+end
+
+--- Called by the host once it listens and the lockfile exists.
+function M._on_started(info)
+  if info.seam ~= M.SEAM_VERSION then
+    util.notify(
+      ("the host binary (seam %s) does not match this Lua code (seam %d): %s"):format(
+        tostring(info.seam),
+        M.SEAM_VERSION,
+        build_hint()
+      ),
+      vim.log.levels.ERROR
+    )
+    M.stop()
+    return
+  end
+  state.info = info
+  util.emit("PiIdeStarted", { port = info.port, lockfile = info.lockfile })
+end
+
+--- Called by the host on "connected", "initialized" and "disconnected".
+function M._on_client(event, client)
+  if event == "disconnected" then
+    if state.clients[client.id] then
+      state.clients[client.id] = nil
+      state.client_count = state.client_count - 1
+    end
+    util.emit("PiIdeClientDisconnected", client)
+    return
+  end
+  if not state.clients[client.id] then
+    state.client_count = state.client_count + 1
+  end
+  state.clients[client.id] = client
+  if event == "connected" then
+    util.emit("PiIdeClientConnected", client)
+  end
+end
+
+--- A plain table describing the host, its clients and the open diffs.
+function M.status()
+  local clients = {}
+  for _, client in pairs(state.clients) do
+    clients[#clients + 1] = { id = client.id, kind = client.kind, name = client.name ~= vim.NIL and client.name or nil }
+  end
+  table.sort(clients, function(a, b)
+    return a.id < b.id
+  end)
+  local diffs = {}
+  for _, diff in ipairs(require("pi-ide.diff").list()) do
+    diffs[#diffs + 1] = { tab_name = diff.tab_name, path = diff.path, client = diff.client }
+  end
+  local info = state.info or {}
+  return {
+    running = state.job ~= nil and state.info ~= nil,
+    port = info.port,
+    lockfile = info.lockfile,
+    pid = info.pid,
+    version = info.version,
+    clients = clients,
+    diffs = diffs,
+  }
+end
+
+return M

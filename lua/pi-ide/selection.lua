@@ -1,0 +1,81 @@
+-- Tracks the cursor and selection of real file buffers. Each event only
+-- re-arms one reusable timer; when the person pauses, the positions go to the
+-- host in one notification and the host reads the selected text itself.
+local host = require("pi-ide.host")
+
+local M = {}
+
+local uv = vim.uv or vim.loop
+local timer = nil
+local debounce_ms = 100
+local last = nil -- positions of the last real file buffer seen
+
+local visual_kind = { v = "char", V = "line", ["\22"] = "block" }
+
+--- Positions of the current window if it shows a real file, else nil.
+local function current()
+  local buf = vim.api.nvim_get_current_buf()
+  if vim.bo[buf].buftype ~= "" then
+    return nil
+  end
+  local path = vim.api.nvim_buf_get_name(buf)
+  if path == "" then
+    return nil
+  end
+  local cursor = vim.api.nvim_win_get_cursor(0)
+  local row, col = cursor[1] - 1, cursor[2]
+  local kind = visual_kind[vim.api.nvim_get_mode().mode:sub(1, 1)]
+  if not kind then
+    return { buf = buf, path = path, mode = "cursor", start = { row, col }, ["end"] = { row, col } }
+  end
+  local v = vim.fn.getpos("v")
+  local vrow, vcol = v[2] - 1, v[3] - 1
+  local start, finish = { vrow, vcol }, { row, col }
+  if vrow > row or (vrow == row and vcol > col) then
+    start, finish = finish, start
+  end
+  if kind == "block" then
+    -- Rows ordered top to bottom; the host orders the columns.
+    start, finish = { math.min(vrow, row), vcol }, { math.max(vrow, row), col }
+  end
+  return { buf = buf, path = path, mode = kind, start = start, ["end"] = finish }
+end
+
+local function fire()
+  local positions = current()
+  if not positions then
+    return
+  end
+  last = positions
+  if host.client_count() > 0 then
+    host.notify("selection", positions)
+  end
+end
+
+local fire_on_main_loop = vim.schedule_wrap(fire)
+
+--- The autocmd callback: microseconds, no allocation beyond the timer call.
+function M.on_event()
+  timer:start(debounce_ms, 0, fire_on_main_loop)
+end
+
+--- Current position, or the last real file position (e.g. while the person
+--- is in a terminal running the agent). Called by the host on `initialize`.
+function M.positions()
+  return current() or last
+end
+
+function M.setup(options)
+  local group = vim.api.nvim_create_augroup("PiIdeSelection", { clear = true })
+  if not options.enabled then
+    return
+  end
+  debounce_ms = options.debounce_ms
+  timer = timer or uv.new_timer()
+  vim.api.nvim_create_autocmd(
+    { "CursorMoved", "CursorMovedI", "ModeChanged", "BufEnter", "TextChanged", "TextChangedI" },
+    { group = group, callback = M.on_event, desc = "pi-ide: debounce selection_changed" }
+  )
+end
+
+return M

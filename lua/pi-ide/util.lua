@@ -1,0 +1,34 @@
+-- Small helpers shared by the Lua modules.
+local M = {}
+
+--- Reports a message to the person, prefixed so they know who speaks.
+function M.notify(message, level)
+  vim.notify("pi-ide: " .. message, level or vim.log.levels.INFO)
+end
+
+--- Fires `User <name>` with `data` for statuslines and user autocmds.
+function M.emit(name, data)
+  vim.api.nvim_exec_autocmds("User", { pattern = name, data = data, modeline = false })
+end
+
+--- The loaded buffer whose file is `path`, if any.
+function M.file_buffer(path)
+  local wanted = vim.fs.normalize(path)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == "" then
+      local name = vim.api.nvim_buf_get_name(buf)
+      if name ~= "" and vim.fs.normalize(name) == wanted then
+        return buf
+      end
+    end
+  end
+  return nil
+end
+
+--- The plugin's root directory (the one holding `lua/` and `Cargo.toml`).
+function M.root()
+  local source = debug.getinfo(1, "S").source:sub(2)
+  return vim.fn.fnamemodify(source, ":p:h:h:h")
+end
+
+return M

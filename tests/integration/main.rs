@@ -1,0 +1,13 @@
+//! Integration tests: a real headless Neovim starts the real host through the
+//! real Lua glue, and a real WebSocket client plays the agent.
+
+mod common;
+
+mod diagnostics;
+mod diffs;
+mod handshake;
+mod lifecycle;
+mod lua;
+mod mcp;
+mod reload;
+mod selection;
