@@ -9,7 +9,11 @@ pub const CLAUDE_HEADER: &str = "x-claude-code-ide-authorization";
 
 /// A fresh 256-bit token from the OS CSPRNG (uuid v4 draws from `getrandom`).
 pub fn new_token() -> String {
-    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+    format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    )
 }
 
 /// Compares without an early exit, so timing reveals nothing about the token.
@@ -59,8 +63,14 @@ mod tests {
 
     #[test]
     fn header_names_are_case_insensitive() {
-        assert_eq!(kind_for_header("X-Pi-Ide-Authorization"), Some(ClientKind::Pi));
-        assert_eq!(kind_for_header("X-Claude-Code-Ide-Authorization"), Some(ClientKind::Claude));
+        assert_eq!(
+            kind_for_header("X-Pi-Ide-Authorization"),
+            Some(ClientKind::Pi)
+        );
+        assert_eq!(
+            kind_for_header("X-Claude-Code-Ide-Authorization"),
+            Some(ClientKind::Claude)
+        );
         assert_eq!(kind_for_header("authorization"), None);
     }
 }

@@ -39,7 +39,13 @@ impl Config {
             }
             let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
             match flag.as_str() {
-                "--pid" => pid = Some(value.parse().map_err(|_| format!("--pid {value}: not a pid"))?),
+                "--pid" => {
+                    pid = Some(
+                        value
+                            .parse()
+                            .map_err(|_| format!("--pid {value}: not a pid"))?,
+                    )
+                }
                 "--cwd" => cwd = Some(value),
                 "--lock-dir" if !value.is_empty() => lock_dir = Some(PathBuf::from(value)),
                 "--lock-dir" => {}
@@ -69,7 +75,16 @@ mod tests {
 
     #[test]
     fn parses_a_full_command_line() {
-        let Ok(Parsed::Run(config)) = parse(&["--pid", "42", "--cwd", "/w", "--lock-dir", "/l", "--log-level", "debug"]) else {
+        let Ok(Parsed::Run(config)) = parse(&[
+            "--pid",
+            "42",
+            "--cwd",
+            "/w",
+            "--lock-dir",
+            "/l",
+            "--log-level",
+            "debug",
+        ]) else {
             panic!("expected a run config");
         };
         assert_eq!(config.nvim_pid, 42);
@@ -82,8 +97,16 @@ mod tests {
     #[test]
     fn rejects_bad_input_with_a_reason() {
         assert!(parse(&["--pid", "x"]).unwrap_err().contains("not a pid"));
-        assert!(parse(&["--cwd", "/w"]).unwrap_err().contains("--pid is required"));
-        assert!(parse(&["--bogus", "1"]).unwrap_err().contains("unknown option"));
+        assert!(
+            parse(&["--cwd", "/w"])
+                .unwrap_err()
+                .contains("--pid is required")
+        );
+        assert!(
+            parse(&["--bogus", "1"])
+                .unwrap_err()
+                .contains("unknown option")
+        );
         assert!(parse(&["--pid"]).unwrap_err().contains("needs a value"));
         assert!(matches!(parse(&["--version"]), Ok(Parsed::Version)));
     }

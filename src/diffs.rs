@@ -21,7 +21,9 @@ pub enum DiffOutcome {
 
 impl DiffOutcome {
     pub fn rejected(reason: impl Into<String>) -> Self {
-        DiffOutcome::Rejected { reason: Some(reason.into()) }
+        DiffOutcome::Rejected {
+            reason: Some(reason.into()),
+        }
     }
 }
 
@@ -74,14 +76,30 @@ pub struct Begun {
 impl Diffs {
     pub fn begin(&self, client: ClientId, tab_name: &str, path: PathBuf) -> Begun {
         let mut inner = self.lock();
-        let replaced_id =
-            inner.pending.values().find(|diff| diff.client == client && diff.tab_name == tab_name).map(|diff| diff.id);
+        let replaced_id = inner
+            .pending
+            .values()
+            .find(|diff| diff.client == client && diff.tab_name == tab_name)
+            .map(|diff| diff.id);
         let replaced = replaced_id.and_then(|id| inner.pending.remove(&id));
         inner.next_id += 1;
         let id = inner.next_id;
         let (reply, answer) = oneshot::channel();
-        inner.pending.insert(id, PendingDiff { id, tab_name: tab_name.to_owned(), client, path, reply });
-        Begun { id, answer, replaced }
+        inner.pending.insert(
+            id,
+            PendingDiff {
+                id,
+                tab_name: tab_name.to_owned(),
+                client,
+                path,
+                reply,
+            },
+        );
+        Begun {
+            id,
+            answer,
+            replaced,
+        }
     }
 
     pub fn take(&self, id: u64) -> Option<PendingDiff> {
@@ -90,7 +108,11 @@ impl Diffs {
 
     pub fn take_tab(&self, client: ClientId, tab_name: &str) -> Option<PendingDiff> {
         let mut inner = self.lock();
-        let id = inner.pending.values().find(|diff| diff.client == client && diff.tab_name == tab_name)?.id;
+        let id = inner
+            .pending
+            .values()
+            .find(|diff| diff.client == client && diff.tab_name == tab_name)?
+            .id;
         inner.pending.remove(&id)
     }
 
@@ -106,18 +128,32 @@ impl Diffs {
         self.lock()
             .pending
             .values()
-            .map(|diff| DiffSummary { id: diff.id, tab_name: diff.tab_name.clone(), client: diff.client, path: diff.path.clone() })
+            .map(|diff| DiffSummary {
+                id: diff.id,
+                tab_name: diff.tab_name.clone(),
+                client: diff.client,
+                path: diff.path.clone(),
+            })
             .collect()
     }
 
     fn take_where(&self, keep: impl Fn(&PendingDiff) -> bool) -> Vec<PendingDiff> {
         let mut inner = self.lock();
-        let ids: Vec<u64> = inner.pending.values().filter(|diff| keep(diff)).map(|diff| diff.id).collect();
-        ids.iter().filter_map(|id| inner.pending.remove(id)).collect()
+        let ids: Vec<u64> = inner
+            .pending
+            .values()
+            .filter(|diff| keep(diff))
+            .map(|diff| diff.id)
+            .collect();
+        ids.iter()
+            .filter_map(|id| inner.pending.remove(id))
+            .collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, DiffsInner> {
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -131,19 +167,34 @@ mod tests {
         let (a, b) = (ClientId(1), ClientId(2));
         let first = diffs.begin(a, "t1", "/f".into());
         let other = diffs.begin(b, "t1", "/f".into());
-        assert!(first.replaced.is_none() && other.replaced.is_none(), "same tab name, other client: no replacement");
+        assert!(
+            first.replaced.is_none() && other.replaced.is_none(),
+            "same tab name, other client: no replacement"
+        );
         let again = diffs.begin(a, "t1", "/f".into());
         let replaced = again.replaced.expect("same client and tab name replaces");
         assert_eq!(replaced.id, first.id);
         replaced.answer(DiffOutcome::rejected("replaced"));
         let mut first_answer = first.answer;
-        assert_eq!(first_answer.try_recv().unwrap(), DiffOutcome::rejected("replaced"));
+        assert_eq!(
+            first_answer.try_recv().unwrap(),
+            DiffOutcome::rejected("replaced")
+        );
 
         assert!(diffs.take_tab(a, "nope").is_none());
-        diffs.take(again.id).unwrap().answer(DiffOutcome::Accepted("x".into()));
+        diffs
+            .take(again.id)
+            .unwrap()
+            .answer(DiffOutcome::Accepted("x".into()));
         let mut again_answer = again.answer;
-        assert_eq!(again_answer.try_recv().unwrap(), DiffOutcome::Accepted("x".into()));
-        assert!(diffs.take(again.id).is_none(), "a second take finds nothing");
+        assert_eq!(
+            again_answer.try_recv().unwrap(),
+            DiffOutcome::Accepted("x".into())
+        );
+        assert!(
+            diffs.take(again.id).is_none(),
+            "a second take finds nothing"
+        );
 
         assert_eq!(diffs.summaries().len(), 1);
         assert_eq!(diffs.take_client(b).len(), 1);

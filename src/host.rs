@@ -45,7 +45,14 @@ impl Shared {
             self.finish_diff(diff, DiffOutcome::rejected("the agent disconnected"));
         }
         if let Some(entry) = self.hub.unregister(client) {
-            self.editor.push("pi-ide.host", "_on_client", vec![json!("disconnected"), client_json(client, entry.kind, entry.name)]);
+            self.editor.push(
+                "pi-ide.host",
+                "_on_client",
+                vec![
+                    json!("disconnected"),
+                    client_json(client, entry.kind, entry.name),
+                ],
+            );
         }
     }
 
@@ -65,7 +72,10 @@ impl Shared {
     async fn selection_message(&self, positions: &Positions) -> Option<String> {
         let (first, last) = positions.rows();
         match self.editor.lines(positions.buf, first, last).await {
-            Ok(lines) => Some(jsonrpc::notification("selection_changed", positions.to_params(&lines))),
+            Ok(lines) => Some(jsonrpc::notification(
+                "selection_changed",
+                positions.to_params(&lines),
+            )),
             Err(error) => {
                 tracing::warn!("cannot read selected lines: {error}");
                 None
@@ -84,9 +94,11 @@ pub async fn run(config: Config) -> io::Result<()> {
     let (nvim, io_loop) = nvim_rs::create::tokio::new_parent(NvimHandler::new(events_tx)).await?;
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
     let port = listener.local_addr()?.port();
-    let dir = config.lock_dir.clone().or_else(lockfile::default_dir).ok_or_else(|| {
-        io::Error::other("no lock directory: set $PI_IDE_LOCK_DIR or $HOME")
-    })?;
+    let dir = config
+        .lock_dir
+        .clone()
+        .or_else(lockfile::default_dir)
+        .ok_or_else(|| io::Error::other("no lock directory: set $PI_IDE_LOCK_DIR or $HOME"))?;
     let removed = lockfile::remove_stale(&dir);
     let token = crate::auth::new_token();
     let info = LockInfo {
@@ -96,13 +108,29 @@ pub async fn run(config: Config) -> io::Result<()> {
         transport: "ws".into(),
         auth_token: token.clone(),
     };
-    let mut lock = Lockfile::create(&dir, port, info)
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot write a lockfile in {}: {e}", dir.display())))?;
-    tracing::info!("listening on 127.0.0.1:{port}, lockfile {} ({removed} stale removed)", lock.path().display());
+    let mut lock = Lockfile::create(&dir, port, info).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot write a lockfile in {}: {e}", dir.display()),
+        )
+    })?;
+    tracing::info!(
+        "listening on 127.0.0.1:{port}, lockfile {} ({removed} stale removed)",
+        lock.path().display()
+    );
 
-    let shared = Arc::new(Shared { hub: Hub::default(), diffs: Diffs::default(), editor: Editor::new(nvim), token });
+    let shared = Arc::new(Shared {
+        hub: Hub::default(),
+        diffs: Diffs::default(),
+        editor: Editor::new(nvim),
+        token,
+    });
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    tokio::spawn(crate::mcp::server::serve(listener, shared.clone(), shutdown_rx));
+    tokio::spawn(crate::mcp::server::serve(
+        listener,
+        shared.clone(),
+        shutdown_rx,
+    ));
     shared.editor.push(
         "pi-ide.host",
         "_on_started",

@@ -63,7 +63,14 @@ impl Hub {
         let mut inner = self.lock();
         inner.next_id += 1;
         let id = ClientId(inner.next_id);
-        inner.clients.insert(id, ClientEntry { kind, name: None, outbox });
+        inner.clients.insert(
+            id,
+            ClientEntry {
+                kind,
+                name: None,
+                outbox,
+            },
+        );
         id
     }
 
@@ -87,7 +94,10 @@ impl Hub {
 
     /// Queues a message for one client; false when it is gone.
     pub fn send(&self, id: ClientId, message: String) -> bool {
-        self.lock().clients.get(&id).is_some_and(|entry| entry.outbox.send(message).is_ok())
+        self.lock()
+            .clients
+            .get(&id)
+            .is_some_and(|entry| entry.outbox.send(message).is_ok())
     }
 
     /// Queues a message for every client.
@@ -101,12 +111,18 @@ impl Hub {
         self.lock()
             .clients
             .iter()
-            .map(|(id, entry)| ClientSummary { id: *id, kind: entry.kind, name: entry.name.clone() })
+            .map(|(id, entry)| ClientSummary {
+                id: *id,
+                kind: entry.kind,
+                name: entry.name.clone(),
+            })
             .collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HubInner> {
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 

@@ -15,11 +15,18 @@ pub const INTERNAL_ERROR: i64 = -32603;
 #[derive(Debug, PartialEq)]
 pub enum Incoming {
     /// Has `method` and `id`: must be answered with the same id.
-    Request { id: Value, method: String, params: Value },
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
     /// Has `method` and no `id`: never answered.
     Notification { method: String, params: Value },
     /// Has `id` and no `method`: the answer to one of our requests.
-    Response { id: Value, outcome: Result<Value, Value> },
+    Response {
+        id: Value,
+        outcome: Result<Value, Value>,
+    },
 }
 
 /// Why a message could not be classified, with the error reply it deserves.
@@ -30,22 +37,39 @@ pub struct Rejected {
 
 /// Classifies one text frame.
 pub fn parse(text: &str) -> Result<Incoming, Rejected> {
-    let value: Value = serde_json::from_str(text).map_err(|e| reject(Value::Null, PARSE_ERROR, &format!("Parse error: {e}")))?;
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| reject(Value::Null, PARSE_ERROR, &format!("Parse error: {e}")))?;
     let Value::Object(mut object) = value else {
-        let reason = if value.is_array() { "batches are not supported" } else { "a message must be a JSON object" };
-        return Err(reject(Value::Null, INVALID_REQUEST, &format!("Invalid Request: {reason}")));
+        let reason = if value.is_array() {
+            "batches are not supported"
+        } else {
+            "a message must be a JSON object"
+        };
+        return Err(reject(
+            Value::Null,
+            INVALID_REQUEST,
+            &format!("Invalid Request: {reason}"),
+        ));
     };
     let id = object.remove("id");
     if let Some(id) = &id
         && !(id.is_string() || id.is_number() || id.is_null())
     {
-        return Err(reject(Value::Null, INVALID_REQUEST, "Invalid Request: id must be a string, a number or null"));
+        return Err(reject(
+            Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: id must be a string, a number or null",
+        ));
     }
     let params = object.remove("params").unwrap_or(Value::Null);
     match (object.remove("method"), id) {
         (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request { id, method, params }),
         (Some(Value::String(method)), None) => Ok(Incoming::Notification { method, params }),
-        (Some(_), id) => Err(reject(id.unwrap_or(Value::Null), INVALID_REQUEST, "Invalid Request: method must be a string")),
+        (Some(_), id) => Err(reject(
+            id.unwrap_or(Value::Null),
+            INVALID_REQUEST,
+            "Invalid Request: method must be a string",
+        )),
         (None, Some(id)) => {
             let outcome = match object.remove("error") {
                 Some(error) => Err(error),
@@ -53,12 +77,18 @@ pub fn parse(text: &str) -> Result<Incoming, Rejected> {
             };
             Ok(Incoming::Response { id, outcome })
         }
-        (None, None) => Err(reject(Value::Null, INVALID_REQUEST, "Invalid Request: no method and no id")),
+        (None, None) => Err(reject(
+            Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: no method and no id",
+        )),
     }
 }
 
 fn reject(id: Value, code: i64, message: &str) -> Rejected {
-    Rejected { reply: error(&id, code, message) }
+    Rejected {
+        reply: error(&id, code, message),
+    }
 }
 
 /// A success reply.
@@ -87,7 +117,10 @@ mod tests {
 
     fn code_of(rejected: Rejected) -> (Value, i64) {
         let reply: Value = serde_json::from_str(&rejected.reply).unwrap();
-        (reply["id"].clone(), reply["error"]["code"].as_i64().unwrap())
+        (
+            reply["id"].clone(),
+            reply["error"]["code"].as_i64().unwrap(),
+        )
     }
 
     #[test]
@@ -95,23 +128,57 @@ mod tests {
         let cases: &[(&str, Incoming)] = &[
             (
                 r#"{"jsonrpc":"2.0","id":"5f0c","method":"initialize","params":{"a":1}}"#,
-                Incoming::Request { id: json!("5f0c"), method: "initialize".into(), params: json!({"a":1}) },
+                Incoming::Request {
+                    id: json!("5f0c"),
+                    method: "initialize".into(),
+                    params: json!({"a":1}),
+                },
             ),
             (
                 r#"{"id":0,"method":"tools/list"}"#,
-                Incoming::Request { id: json!(0), method: "tools/list".into(), params: Value::Null },
+                Incoming::Request {
+                    id: json!(0),
+                    method: "tools/list".into(),
+                    params: Value::Null,
+                },
             ),
             (
                 r#"{"id":18446744073709551615,"method":"x"}"#,
-                Incoming::Request { id: json!(18446744073709551615u64), method: "x".into(), params: Value::Null },
+                Incoming::Request {
+                    id: json!(18446744073709551615u64),
+                    method: "x".into(),
+                    params: Value::Null,
+                },
             ),
-            (r#"{"id":null,"method":"x"}"#, Incoming::Request { id: Value::Null, method: "x".into(), params: Value::Null }),
+            (
+                r#"{"id":null,"method":"x"}"#,
+                Incoming::Request {
+                    id: Value::Null,
+                    method: "x".into(),
+                    params: Value::Null,
+                },
+            ),
             (
                 r#"{"method":"notifications/initialized"}"#,
-                Incoming::Notification { method: "notifications/initialized".into(), params: Value::Null },
+                Incoming::Notification {
+                    method: "notifications/initialized".into(),
+                    params: Value::Null,
+                },
             ),
-            (r#"{"id":"a","result":{"ok":true}}"#, Incoming::Response { id: json!("a"), outcome: Ok(json!({"ok":true})) }),
-            (r#"{"id":3,"error":{"code":-32800}}"#, Incoming::Response { id: json!(3), outcome: Err(json!({"code":-32800})) }),
+            (
+                r#"{"id":"a","result":{"ok":true}}"#,
+                Incoming::Response {
+                    id: json!("a"),
+                    outcome: Ok(json!({"ok":true})),
+                },
+            ),
+            (
+                r#"{"id":3,"error":{"code":-32800}}"#,
+                Incoming::Response {
+                    id: json!(3),
+                    outcome: Err(json!({"code":-32800})),
+                },
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(&parse(text).unwrap(), expected, "{text}");
@@ -127,11 +194,19 @@ mod tests {
             ("42", Value::Null, INVALID_REQUEST),
             (r#""text""#, Value::Null, INVALID_REQUEST),
             ("{}", Value::Null, INVALID_REQUEST),
-            (r#"{"id":{"a":1},"method":"x"}"#, Value::Null, INVALID_REQUEST),
+            (
+                r#"{"id":{"a":1},"method":"x"}"#,
+                Value::Null,
+                INVALID_REQUEST,
+            ),
             (r#"{"id":7,"method":12}"#, json!(7), INVALID_REQUEST),
         ];
         for (text, id, code) in cases {
-            assert_eq!(code_of(parse(text).unwrap_err()), (id.clone(), *code), "{text}");
+            assert_eq!(
+                code_of(parse(text).unwrap_err()),
+                (id.clone(), *code),
+                "{text}"
+            );
         }
     }
 
@@ -145,7 +220,11 @@ mod tests {
     fn replies_echo_ids_unchanged() {
         let reply: Value = serde_json::from_str(&result(&json!("uuid-1"), json!({}))).unwrap();
         assert_eq!(reply["id"], "uuid-1");
-        let reply: Value = serde_json::from_str(&error(&json!(9), METHOD_NOT_FOUND, "nope")).unwrap();
-        assert_eq!((reply["id"].clone(), reply["error"]["code"].clone()), (json!(9), json!(-32601)));
+        let reply: Value =
+            serde_json::from_str(&error(&json!(9), METHOD_NOT_FOUND, "nope")).unwrap();
+        assert_eq!(
+            (reply["id"].clone(), reply["error"]["code"].clone()),
+            (json!(9), json!(-32601))
+        );
     }
 }

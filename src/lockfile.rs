@@ -44,7 +44,10 @@ impl Lockfile {
     /// Creates the directory if needed and writes `<port>.lock`.
     pub fn create(dir: &Path, port: u16, info: LockInfo) -> io::Result<Self> {
         ensure_private_dir(dir)?;
-        let lockfile = Lockfile { path: dir.join(format!("{port}.lock")), info };
+        let lockfile = Lockfile {
+            path: dir.join(format!("{port}.lock")),
+            info,
+        };
         lockfile.write()?;
         Ok(lockfile)
     }
@@ -73,9 +76,16 @@ impl Lockfile {
 
     fn write(&self) -> io::Result<()> {
         let body = serde_json::to_vec(&self.info).map_err(io::Error::other)?;
-        let tmp = self.path.with_extension(format!("lock.tmp{}", std::process::id()));
+        let tmp = self
+            .path
+            .with_extension(format!("lock.tmp{}", std::process::id()));
         let result = (|| {
-            let mut file = OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(&tmp)?;
             file.write_all(&body)?;
             file.sync_all()?;
             fs::rename(&tmp, &self.path)
@@ -92,7 +102,10 @@ fn ensure_private_dir(dir: &Path) -> io::Result<()> {
     DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
     let metadata = fs::metadata(dir)?;
     if !metadata.is_dir() {
-        return Err(io::Error::other(format!("{} is not a directory", dir.display())));
+        return Err(io::Error::other(format!(
+            "{} is not a directory",
+            dir.display()
+        )));
     }
     if metadata.permissions().mode() & 0o077 != 0 {
         fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
@@ -103,17 +116,26 @@ fn ensure_private_dir(dir: &Path) -> io::Result<()> {
 /// Removes lockfiles of our schema whose Neovim is gone; returns how many.
 /// Other tools' files, unparsable files and live editors are left alone.
 pub fn remove_stale(dir: &Path) -> usize {
-    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
     let mut removed = 0;
     for entry in entries.flatten() {
         let path = entry.path();
         if path.extension().is_none_or(|ext| ext != "lock") {
             continue;
         }
-        let Some(info) = fs::read(&path).ok().and_then(|bytes| serde_json::from_slice::<LockInfo>(&bytes).ok()) else {
+        let Some(info) = fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<LockInfo>(&bytes).ok())
+        else {
             continue;
         };
-        if info.ide_name == IDE_NAME && info.transport == "ws" && !process_alive(info.pid) && fs::remove_file(&path).is_ok() {
+        if info.ide_name == IDE_NAME
+            && info.transport == "ws"
+            && !process_alive(info.pid)
+            && fs::remove_file(&path).is_ok()
+        {
             tracing::info!("removed stale lockfile {}", path.display());
             removed += 1;
         }
@@ -123,7 +145,9 @@ pub fn remove_stale(dir: &Path) -> usize {
 
 /// `kill(pid, 0)`: alive unless the kernel says no such process.
 pub fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
     if pid <= 0 {
         return false;
     }
@@ -137,7 +161,10 @@ mod tests {
     use super::*;
 
     fn scratch_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("pi-ide-lock-{name}-{}", uuid::Uuid::new_v4().simple()));
+        let dir = std::env::temp_dir().join(format!(
+            "pi-ide-lock-{name}-{}",
+            uuid::Uuid::new_v4().simple()
+        ));
         fs::create_dir_all(&dir).unwrap();
         dir
     }
@@ -157,22 +184,34 @@ mod tests {
         let dir = scratch_dir("write").join("nested");
         let lock = Lockfile::create(&dir, 4242, info(std::process::id())).unwrap();
         assert_eq!(lock.path(), dir.join("4242.lock"));
-        assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
-        assert_eq!(fs::metadata(lock.path()).unwrap().permissions().mode() & 0o777, 0o600);
-        let json: serde_json::Value = serde_json::from_slice(&fs::read(lock.path()).unwrap()).unwrap();
+        assert_eq!(
+            fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        assert_eq!(
+            fs::metadata(lock.path()).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let json: serde_json::Value =
+            serde_json::from_slice(&fs::read(lock.path()).unwrap()).unwrap();
         assert_eq!(json["pid"], std::process::id());
         assert_eq!(json["workspaceFolders"][0], "/w");
         assert_eq!(json["authToken"], "secret");
         lock.remove();
         assert!(!lock.path().exists());
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0, "no temp file left behind");
+        assert_eq!(
+            fs::read_dir(&dir).unwrap().count(),
+            0,
+            "no temp file left behind"
+        );
     }
 
     #[test]
     fn updates_workspace_folders_in_place() {
         let dir = scratch_dir("update");
         let mut lock = Lockfile::create(&dir, 1, info(std::process::id())).unwrap();
-        lock.set_workspace_folders(vec!["/elsewhere".into()]).unwrap();
+        lock.set_workspace_folders(vec!["/elsewhere".into()])
+            .unwrap();
         let read: LockInfo = serde_json::from_slice(&fs::read(lock.path()).unwrap()).unwrap();
         assert_eq!(read.workspace_folders, vec!["/elsewhere".to_string()]);
     }
@@ -183,14 +222,20 @@ mod tests {
         let dead_pid = 999_999_999;
         let write = |name: &str, body: &str| fs::write(dir.join(name), body).unwrap();
         write("1.lock", &serde_json::to_string(&info(dead_pid)).unwrap());
-        write("2.lock", &serde_json::to_string(&info(std::process::id())).unwrap());
+        write(
+            "2.lock",
+            &serde_json::to_string(&info(std::process::id())).unwrap(),
+        );
         let mut other = info(dead_pid);
         other.ide_name = "VS Code".into();
         write("3.lock", &serde_json::to_string(&other).unwrap());
         write("4.lock", "not json");
         write("5.txt", &serde_json::to_string(&info(dead_pid)).unwrap());
         assert_eq!(remove_stale(&dir), 1);
-        let mut left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        let mut left: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
         left.sort();
         assert_eq!(left, ["2.lock", "3.lock", "4.lock", "5.txt"]);
     }

@@ -13,7 +13,8 @@ pub fn init(config: &Config) -> Option<WorkerGuard> {
     if std::fs::create_dir_all(dir).is_err() {
         return None;
     }
-    let (writer, guard) = tracing_appender::non_blocking(tracing_appender::rolling::never(dir, name));
+    let (writer, guard) =
+        tracing_appender::non_blocking(tracing_appender::rolling::never(dir, name));
     let level: LevelFilter = config.log_level.parse().unwrap_or(LevelFilter::INFO);
     tracing_subscriber::fmt()
         .with_writer(writer)

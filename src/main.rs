@@ -7,7 +7,11 @@ fn main() -> ExitCode {
         Ok(pi_ide::config::Parsed::Run(config)) => config,
         Ok(pi_ide::config::Parsed::Version) => {
             // The one sanctioned stdout write: `--version` runs outside RPC.
-            println!("pi-ide {} seam {}", env!("CARGO_PKG_VERSION"), pi_ide::SEAM_VERSION);
+            println!(
+                "pi-ide {} seam {}",
+                env!("CARGO_PKG_VERSION"),
+                pi_ide::SEAM_VERSION
+            );
             return ExitCode::SUCCESS;
         }
         Err(message) => {
@@ -16,7 +20,10 @@ fn main() -> ExitCode {
         }
     };
     let _log_guard = pi_ide::logging::init(&config);
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("pi-ide: cannot start the async runtime: {error}");

@@ -35,7 +35,12 @@ impl Positions {
     /// Builds the params from the lines `rows()` covers.
     pub fn to_params(&self, lines: &[String]) -> Value {
         let (first, last) = self.rows();
-        let line = |row: u32| lines.get((row - first) as usize).map(String::as_str).unwrap_or("");
+        let line = |row: u32| {
+            lines
+                .get((row - first) as usize)
+                .map(String::as_str)
+                .unwrap_or("")
+        };
         let [start_row, start_col] = self.start;
         let end_row = last;
         let end_col = self.end[1];
@@ -56,7 +61,11 @@ impl Positions {
                     parts.push(slice(last_line, 0, stop));
                     parts.join("\n")
                 };
-                (utf16_col(first_line, start_col as usize), utf16_col(last_line, stop), text)
+                (
+                    utf16_col(first_line, start_col as usize),
+                    utf16_col(last_line, stop),
+                    text,
+                )
             }
             Mode::Line => {
                 let text = (first..=last).map(line).collect::<Vec<_>>().join("\n");
@@ -64,7 +73,10 @@ impl Positions {
                 (0, utf16_col(last_line, last_line.len()), text)
             }
             Mode::Block => {
-                let (left, right) = (start_col.min(end_col) as usize, start_col.max(end_col) as usize);
+                let (left, right) = (
+                    start_col.min(end_col) as usize,
+                    start_col.max(end_col) as usize,
+                );
                 let text = (first..=last)
                     .map(|row| {
                         let l = line(row);
@@ -73,7 +85,11 @@ impl Positions {
                     .collect::<Vec<_>>()
                     .join("\n");
                 let last_line = line(end_row);
-                (utf16_col(line(start_row), left), utf16_col(last_line, after_char(last_line, right)), text)
+                (
+                    utf16_col(line(start_row), left),
+                    utf16_col(last_line, after_char(last_line, right)),
+                    text,
+                )
             }
         };
         json!({
@@ -135,7 +151,13 @@ mod tests {
     use super::*;
 
     fn positions(mode: Mode, start: [u32; 2], end: [u32; 2]) -> Positions {
-        Positions { buf: 1, path: "/w/a b.rs".into(), mode, start, end }
+        Positions {
+            buf: 1,
+            path: "/w/a b.rs".into(),
+            mode,
+            start,
+            end,
+        }
     }
 
     fn lines(text: &[&str]) -> Vec<String> {
@@ -146,7 +168,10 @@ mod tests {
     fn a_bare_cursor_is_empty_with_utf16_columns() {
         let params = positions(Mode::Cursor, [4, 4], [4, 4]).to_params(&lines(&["añb c"]));
         assert_eq!(params["selection"]["isEmpty"], true);
-        assert_eq!(params["selection"]["start"], json!({"line": 4, "character": 3}));
+        assert_eq!(
+            params["selection"]["start"],
+            json!({"line": 4, "character": 3})
+        );
         assert_eq!(params["text"], "");
         assert_eq!(params["fileUrl"], "file:///w/a%20b.rs");
         assert_eq!(params["filePath"], "/w/a b.rs");
@@ -157,8 +182,20 @@ mod tests {
         let buf = lines(&["first line", "second", "third line"]);
         let table = [
             (Mode::Char, [0, 6], [0, 9], "line", [0, 6, 0, 10]),
-            (Mode::Char, [0, 6], [2, 4], "line\nsecond\nthird", [0, 6, 2, 5]),
-            (Mode::Line, [0, 3], [1, 0], "first line\nsecond", [0, 0, 1, 6]),
+            (
+                Mode::Char,
+                [0, 6],
+                [2, 4],
+                "line\nsecond\nthird",
+                [0, 6, 2, 5],
+            ),
+            (
+                Mode::Line,
+                [0, 3],
+                [1, 0],
+                "first line\nsecond",
+                [0, 0, 1, 6],
+            ),
             (Mode::Block, [0, 2], [2, 0], "fir\nsec\nthi", [0, 0, 2, 3]),
         ];
         for (mode, start, end, text, [sl, sc, el, ec]) in table {
@@ -166,8 +203,16 @@ mod tests {
             let params = positions(mode, start, end).to_params(&buf[first..]);
             assert_eq!(params["text"], text, "{mode:?}");
             assert_eq!(params["selection"]["isEmpty"], false);
-            assert_eq!(params["selection"]["start"], json!({"line": sl, "character": sc}), "{mode:?}");
-            assert_eq!(params["selection"]["end"], json!({"line": el, "character": ec}), "{mode:?}");
+            assert_eq!(
+                params["selection"]["start"],
+                json!({"line": sl, "character": sc}),
+                "{mode:?}"
+            );
+            assert_eq!(
+                params["selection"]["end"],
+                json!({"line": el, "character": ec}),
+                "{mode:?}"
+            );
         }
     }
 

@@ -22,15 +22,28 @@ const PING_INTERVAL: Duration = Duration::from_secs(30);
 /// How long replies still in flight may take once Neovim is closing.
 const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
 
-pub async fn run(ws: WebSocketStream<TcpStream>, kind: ClientKind, shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>) {
+pub async fn run(
+    ws: WebSocketStream<TcpStream>,
+    kind: ClientKind,
+    shared: Arc<Shared>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let (mut sink, mut stream) = ws.split();
     let (outbox, mut replies) = mpsc::unbounded_channel::<String>();
     let client = shared.hub.register(kind, outbox);
     let in_flight = Arc::new(AtomicUsize::new(0));
     tracing::info!("client {} connected ({})", client.0, kind.as_str());
-    shared.editor.push("pi-ide.host", "_on_client", vec![serde_json::json!("connected"), client_json(client, kind, None)]);
+    shared.editor.push(
+        "pi-ide.host",
+        "_on_client",
+        vec![
+            serde_json::json!("connected"),
+            client_json(client, kind, None),
+        ],
+    );
 
-    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_INTERVAL, PING_INTERVAL);
+    let mut ping =
+        tokio::time::interval_at(tokio::time::Instant::now() + PING_INTERVAL, PING_INTERVAL);
     loop {
         tokio::select! {
             frame = stream.next() => match frame {
@@ -82,8 +95,12 @@ fn receive(shared: &Arc<Shared>, client: ClientId, text: &str, in_flight: &Arc<A
                 in_flight.fetch_sub(1, Ordering::SeqCst);
             });
         }
-        Ok(Incoming::Notification { method, params }) => dispatch::notification(shared, client, &method, params),
-        Ok(Incoming::Response { id, .. }) => tracing::debug!("client {}: unexpected response {id}", client.0),
+        Ok(Incoming::Notification { method, params }) => {
+            dispatch::notification(shared, client, &method, params)
+        }
+        Ok(Incoming::Response { id, .. }) => {
+            tracing::debug!("client {}: unexpected response {id}", client.0)
+        }
         Err(rejected) => {
             shared.hub.send(client, rejected.reply);
         }
@@ -92,8 +109,11 @@ fn receive(shared: &Arc<Shared>, client: ClientId, text: &str, in_flight: &Arc<A
 
 /// Sends replies of requests that finish during shutdown (pending diffs
 /// answered `DIFF_REJECTED`), bounded so a stuck task cannot hold Neovim up.
-async fn drain<S>(replies: &mut mpsc::UnboundedReceiver<String>, sink: &mut S, in_flight: &AtomicUsize)
-where
+async fn drain<S>(
+    replies: &mut mpsc::UnboundedReceiver<String>,
+    sink: &mut S,
+    in_flight: &AtomicUsize,
+) where
     S: SinkExt<Message> + Unpin,
 {
     let deadline = tokio::time::Instant::now() + DRAIN_TIMEOUT;

@@ -7,12 +7,19 @@ pub fn to_json(value: &Msgpack) -> Json {
     match value {
         Msgpack::Nil => Json::Null,
         Msgpack::Boolean(b) => Json::Bool(*b),
-        Msgpack::Integer(i) => {
-            i.as_i64().map(Json::from).or_else(|| i.as_u64().map(Json::from)).unwrap_or(Json::Null)
+        Msgpack::Integer(i) => i
+            .as_i64()
+            .map(Json::from)
+            .or_else(|| i.as_u64().map(Json::from))
+            .unwrap_or(Json::Null),
+        Msgpack::F32(f) => {
+            serde_json::Number::from_f64(f64::from(*f)).map_or(Json::Null, Json::Number)
         }
-        Msgpack::F32(f) => serde_json::Number::from_f64(f64::from(*f)).map_or(Json::Null, Json::Number),
         Msgpack::F64(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
-        Msgpack::String(s) => Json::String(s.as_str().map_or_else(|| String::from_utf8_lossy(s.as_bytes()).into_owned(), str::to_owned)),
+        Msgpack::String(s) => Json::String(s.as_str().map_or_else(
+            || String::from_utf8_lossy(s.as_bytes()).into_owned(),
+            str::to_owned,
+        )),
         Msgpack::Binary(b) => Json::String(String::from_utf8_lossy(b).into_owned()),
         Msgpack::Array(items) => Json::Array(items.iter().map(to_json).collect()),
         Msgpack::Map(pairs) => Json::Object(
@@ -42,7 +49,11 @@ pub fn from_json(value: &Json) -> Msgpack {
             .unwrap_or_else(|| Msgpack::from(n.as_f64().unwrap_or_default())),
         Json::String(s) => Msgpack::from(s.as_str()),
         Json::Array(items) => Msgpack::Array(items.iter().map(from_json).collect()),
-        Json::Object(map) => Msgpack::Map(map.iter().map(|(k, v)| (Msgpack::from(k.as_str()), from_json(v))).collect()),
+        Json::Object(map) => Msgpack::Map(
+            map.iter()
+                .map(|(k, v)| (Msgpack::from(k.as_str()), from_json(v)))
+                .collect(),
+        ),
     }
 }
 
@@ -53,7 +64,8 @@ mod tests {
 
     #[test]
     fn round_trips_json_shapes() {
-        let value = json!({"a": [1, -2, 3.5, "x", null, true], "b": {"c": 18446744073709551615u64}});
+        let value =
+            json!({"a": [1, -2, 3.5, "x", null, true], "b": {"c": 18446744073709551615u64}});
         assert_eq!(to_json(&from_json(&value)), value);
     }
 }

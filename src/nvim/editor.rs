@@ -22,9 +22,17 @@ impl Editor {
     }
 
     /// Runs `return require(module).function(...)`; Lua errors become `Err`.
-    async fn call_lua(&self, module: &str, function: &str, args: Vec<Value>) -> Result<Value, String> {
+    async fn call_lua(
+        &self,
+        module: &str,
+        function: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, String> {
         let code = format!("return require('{module}').{function}(...)");
-        self.nvim.exec_lua(&code, args).await.map_err(|error| lua_error_message(&error))
+        self.nvim
+            .exec_lua(&code, args)
+            .await
+            .map_err(|error| lua_error_message(&error))
     }
 
     /// Fire-and-forget variant for pushes whose failure only deserves a log line.
@@ -40,7 +48,9 @@ impl Editor {
 
     /// Opens the diff UI; `Err` carries the reason it could not be shown.
     pub async fn open_diff(&self, spec: Value) -> Result<(), String> {
-        self.call_lua("pi-ide.diff", "_open", vec![spec]).await.map(|_| ())
+        self.call_lua("pi-ide.diff", "_open", vec![spec])
+            .await
+            .map(|_| ())
     }
 
     /// Closes diff `id` without reporting a decision back.
@@ -51,24 +61,48 @@ impl Editor {
     /// `[{uri, diagnostics: [...]}, ...]` for one uri or every buffer.
     pub async fn diagnostics(&self, uri: Option<&str>) -> Result<Json, String> {
         let arg = uri.map_or(Value::Nil, Value::from);
-        self.call_lua("pi-ide.diagnostics", "collect", vec![arg]).await.map(|v| to_json(&v))
+        self.call_lua("pi-ide.diagnostics", "collect", vec![arg])
+            .await
+            .map(|v| to_json(&v))
     }
 
     /// The current (or last known) file position, if any.
     pub async fn current_positions(&self) -> Result<Option<Positions>, String> {
-        let value = self.call_lua("pi-ide.selection", "positions", vec![]).await?;
+        let value = self
+            .call_lua("pi-ide.selection", "positions", vec![])
+            .await?;
         if value.is_nil() {
             return Ok(None);
         }
-        serde_json::from_value(to_json(&value)).map(Some).map_err(|e| e.to_string())
+        serde_json::from_value(to_json(&value))
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 
     /// Lines `first..=last` (0-based) of buffer `buf`.
     pub async fn lines(&self, buf: i64, first: u32, last: u32) -> Result<Vec<String>, String> {
-        let args = vec![Value::from(buf), Value::from(first), Value::from(last + 1), Value::from(false)];
-        let value = self.nvim.call("nvim_buf_get_lines", args).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
-        let Value::Array(items) = value else { return Err("nvim_buf_get_lines: not a list".into()) };
-        Ok(items.iter().map(|item| item.as_str().map_or_else(|| to_json(item).to_string(), str::to_owned)).collect())
+        let args = vec![
+            Value::from(buf),
+            Value::from(first),
+            Value::from(last + 1),
+            Value::from(false),
+        ];
+        let value = self
+            .nvim
+            .call("nvim_buf_get_lines", args)
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+        let Value::Array(items) = value else {
+            return Err("nvim_buf_get_lines: not a list".into());
+        };
+        Ok(items
+            .iter()
+            .map(|item| {
+                item.as_str()
+                    .map_or_else(|| to_json(item).to_string(), str::to_owned)
+            })
+            .collect())
     }
 }
 

@@ -33,7 +33,9 @@ impl NvimHandler {
 /// Parses one notification; `None` for anything malformed.
 pub fn parse_event(name: &str, args: &[Value]) -> Option<EditorEvent> {
     match name {
-        "selection" => serde_json::from_value(to_json(args.first()?)).ok().map(EditorEvent::Selection),
+        "selection" => serde_json::from_value(to_json(args.first()?))
+            .ok()
+            .map(EditorEvent::Selection),
         "diff_decided" => {
             let id = args.first()?.as_u64()?;
             let outcome = if args.get(1)?.as_bool()? {
@@ -62,10 +64,18 @@ impl nvim_rs::Handler for NvimHandler {
         }
     }
 
-    async fn handle_request(&self, name: String, _: Vec<Value>, _: Neovim<Self::Writer>) -> Result<Value, Value> {
+    async fn handle_request(
+        &self,
+        name: String,
+        _: Vec<Value>,
+        _: Neovim<Self::Writer>,
+    ) -> Result<Value, Value> {
         match name.as_str() {
             "ping" => Ok(Value::Map(vec![
-                (Value::from("version"), Value::from(env!("CARGO_PKG_VERSION"))),
+                (
+                    Value::from("version"),
+                    Value::from(env!("CARGO_PKG_VERSION")),
+                ),
                 (Value::from("seam"), Value::from(crate::SEAM_VERSION)),
             ])),
             _ => Err(Value::from(format!("unknown request {name}"))),
@@ -79,19 +89,41 @@ mod tests {
 
     #[test]
     fn parses_the_seam_notifications() {
-        let accepted = parse_event("diff_decided", &[Value::from(3), Value::from(true), Value::from("text\n")]);
-        assert!(matches!(accepted, Some(EditorEvent::DiffDecided { id: 3, outcome: DiffOutcome::Accepted(t) }) if t == "text\n"));
+        let accepted = parse_event(
+            "diff_decided",
+            &[Value::from(3), Value::from(true), Value::from("text\n")],
+        );
+        assert!(
+            matches!(accepted, Some(EditorEvent::DiffDecided { id: 3, outcome: DiffOutcome::Accepted(t) }) if t == "text\n")
+        );
         let rejected = parse_event("diff_decided", &[Value::from(4), Value::from(false)]);
-        assert!(matches!(rejected, Some(EditorEvent::DiffDecided { id: 4, outcome: DiffOutcome::Rejected { .. } })));
-        assert!(matches!(parse_event("cwd", &[Value::from("/w")]), Some(EditorEvent::Cwd(d)) if d == "/w"));
+        assert!(matches!(
+            rejected,
+            Some(EditorEvent::DiffDecided {
+                id: 4,
+                outcome: DiffOutcome::Rejected { .. }
+            })
+        ));
+        assert!(
+            matches!(parse_event("cwd", &[Value::from("/w")]), Some(EditorEvent::Cwd(d)) if d == "/w")
+        );
         let positions = Value::Map(vec![
             (Value::from("buf"), Value::from(1)),
             (Value::from("path"), Value::from("/w/a")),
             (Value::from("mode"), Value::from("cursor")),
-            (Value::from("start"), Value::Array(vec![Value::from(0), Value::from(2)])),
-            (Value::from("end"), Value::Array(vec![Value::from(0), Value::from(2)])),
+            (
+                Value::from("start"),
+                Value::Array(vec![Value::from(0), Value::from(2)]),
+            ),
+            (
+                Value::from("end"),
+                Value::Array(vec![Value::from(0), Value::from(2)]),
+            ),
         ]);
-        assert!(matches!(parse_event("selection", &[positions]), Some(EditorEvent::Selection(_))));
+        assert!(matches!(
+            parse_event("selection", &[positions]),
+            Some(EditorEvent::Selection(_))
+        ));
     }
 
     #[test]

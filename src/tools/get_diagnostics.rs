@@ -30,7 +30,11 @@ struct Args {
 
 pub async fn call(shared: &Arc<Shared>, client: ClientId, args: Value) -> Result<Value, ToolError> {
     let args: Args = arguments("getDiagnostics", args)?;
-    let files = shared.editor.diagnostics(args.uri.as_deref()).await.map_err(ToolError::internal)?;
+    let files = shared
+        .editor
+        .diagnostics(args.uri.as_deref())
+        .await
+        .map_err(ToolError::internal)?;
     let kind = shared.hub.kind(client).unwrap_or(ClientKind::Pi);
     Ok(text_content(&[shape(kind, &files).to_string()]))
 }
@@ -49,8 +53,14 @@ pub fn shape(kind: ClientKind, files: &Value) -> Value {
         Some((uri.to_owned(), diagnostics))
     });
     match kind {
-        ClientKind::Pi => Value::Object(entries.map(|(uri, list)| (uri, Value::Array(list))).collect::<Map<_, _>>()),
-        ClientKind::Claude => entries.map(|(uri, list)| json!({"uri": uri, "diagnostics": list})).collect(),
+        ClientKind::Pi => Value::Object(
+            entries
+                .map(|(uri, list)| (uri, Value::Array(list)))
+                .collect::<Map<_, _>>(),
+        ),
+        ClientKind::Claude => entries
+            .map(|(uri, list)| json!({"uri": uri, "diagnostics": list}))
+            .collect(),
     }
 }
 
@@ -90,7 +100,10 @@ mod tests {
         let list = shaped["file:///w/a.rs"].as_array().unwrap();
         assert_eq!(list[0]["severity"], "Error");
         assert_eq!(list[0]["source"], "rustc");
-        assert_eq!(list[0]["range"]["start"], json!({"line": 1, "character": 2}));
+        assert_eq!(
+            list[0]["range"]["start"],
+            json!({"line": 1, "character": 2})
+        );
         assert_eq!(list[1]["severity"], "Information");
         assert!(list[1].get("source").is_none());
     }
@@ -106,6 +119,12 @@ mod tests {
     fn empty_or_odd_input_gives_empty_shapes() {
         assert_eq!(shape(ClientKind::Pi, &json!({})), json!({}));
         assert_eq!(shape(ClientKind::Claude, &json!([{"uri": 3}])), json!([]));
-        assert_eq!(shape(ClientKind::Pi, &json!([{"uri": "file:///x", "diagnostics": {}}])), json!({"file:///x": []}));
+        assert_eq!(
+            shape(
+                ClientKind::Pi,
+                &json!([{"uri": "file:///x", "diagnostics": {}}])
+            ),
+            json!({"file:///x": []})
+        );
     }
 }

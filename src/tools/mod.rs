@@ -24,7 +24,12 @@ pub struct ToolSpec {
 }
 
 /// Every tool served, in `tools/list` order.
-pub const TOOLS: &[ToolSpec] = &[open_diff::SPEC, close_tab::SPEC, close_all_diff_tabs::SPEC, get_diagnostics::SPEC];
+pub const TOOLS: &[ToolSpec] = &[
+    open_diff::SPEC,
+    close_tab::SPEC,
+    close_all_diff_tabs::SPEC,
+    get_diagnostics::SPEC,
+];
 
 /// A JSON-RPC error from a tool call.
 #[derive(Debug, PartialEq)]
@@ -35,11 +40,17 @@ pub struct ToolError {
 
 impl ToolError {
     pub fn invalid_params(message: impl Into<String>) -> Self {
-        ToolError { code: jsonrpc::INVALID_PARAMS, message: message.into() }
+        ToolError {
+            code: jsonrpc::INVALID_PARAMS,
+            message: message.into(),
+        }
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
-        ToolError { code: jsonrpc::INTERNAL_ERROR, message: message.into() }
+        ToolError {
+            code: jsonrpc::INTERNAL_ERROR,
+            message: message.into(),
+        }
     }
 }
 
@@ -51,9 +62,15 @@ pub fn list() -> Value {
 }
 
 /// `tools/call {name, arguments}`.
-pub async fn call(shared: &Arc<Shared>, client: ClientId, params: Value) -> Result<Value, ToolError> {
+pub async fn call(
+    shared: &Arc<Shared>,
+    client: ClientId,
+    params: Value,
+) -> Result<Value, ToolError> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
-        return Err(ToolError::invalid_params("tools/call needs a string `name`"));
+        return Err(ToolError::invalid_params(
+            "tools/call needs a string `name`",
+        ));
     };
     let arguments = match params.get("arguments") {
         None | Some(Value::Null) => json!({}),
@@ -75,7 +92,10 @@ pub fn arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T,
 
 /// A result made of text content items.
 pub fn text_content<S: AsRef<str>>(texts: &[S]) -> Value {
-    let content: Vec<Value> = texts.iter().map(|text| json!({"type": "text", "text": text.as_ref()})).collect();
+    let content: Vec<Value> = texts
+        .iter()
+        .map(|text| json!({"type": "text", "text": text.as_ref()}))
+        .collect();
     json!({ "content": content })
 }
 
@@ -91,8 +111,19 @@ mod tests {
             let schema = &tool["inputSchema"];
             assert_eq!(schema["type"], "object", "{}", tool["name"]);
             assert!(schema["properties"].is_object(), "{}", tool["name"]);
-            for required in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
-                assert!(schema["properties"].get(required.as_str().unwrap()).is_some(), "{}", tool["name"]);
+            for required in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                assert!(
+                    schema["properties"]
+                        .get(required.as_str().unwrap())
+                        .is_some(),
+                    "{}",
+                    tool["name"]
+                );
             }
             assert!(!tool["description"].as_str().unwrap().is_empty());
         }

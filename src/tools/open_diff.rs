@@ -41,33 +41,63 @@ struct Args {
 }
 
 pub async fn call(shared: &Arc<Shared>, client: ClientId, args: Value) -> Value {
-    let tab_name = args.get("tab_name").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let tab_name = args
+        .get("tab_name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     let args: Args = match serde_json::from_value(args) {
         Ok(args) => args,
-        Err(error) => return reply(&tab_name, DiffOutcome::rejected(format!("invalid openDiff arguments: {error}"))),
+        Err(error) => {
+            return reply(
+                &tab_name,
+                DiffOutcome::rejected(format!("invalid openDiff arguments: {error}")),
+            );
+        }
     };
     let outcome = match prepare(&args).await {
         Ok(spec) => show_and_wait(shared, client, &args, spec).await,
         Err(reason) => DiffOutcome::rejected(reason),
     };
-    if let DiffOutcome::Rejected { reason: Some(reason) } = &outcome {
+    if let DiffOutcome::Rejected {
+        reason: Some(reason),
+    } = &outcome
+    {
         tracing::info!("openDiff {} rejected: {reason}", args.tab_name);
     }
     reply(&args.tab_name, outcome)
 }
 
-async fn show_and_wait(shared: &Arc<Shared>, client: ClientId, args: &Args, spec: DiffSpec) -> DiffOutcome {
-    let begun = shared.diffs.begin(client, &args.tab_name, PathBuf::from(&args.new_file_path));
+async fn show_and_wait(
+    shared: &Arc<Shared>,
+    client: ClientId,
+    args: &Args,
+    spec: DiffSpec,
+) -> DiffOutcome {
+    let begun = shared
+        .diffs
+        .begin(client, &args.tab_name, PathBuf::from(&args.new_file_path));
     if let Some(old) = begun.replaced {
-        shared.finish_diff(old, DiffOutcome::rejected("replaced by a newer openDiff with the same tab_name"));
+        shared.finish_diff(
+            old,
+            DiffOutcome::rejected("replaced by a newer openDiff with the same tab_name"),
+        );
     }
     let kind = shared.hub.kind(client).map_or("pi", |kind| kind.as_str());
-    if let Err(error) = shared.editor.open_diff(spec.into_msgpack(begun.id, args, kind)).await
+    if let Err(error) = shared
+        .editor
+        .open_diff(spec.into_msgpack(begun.id, args, kind))
+        .await
         && let Some(diff) = shared.diffs.take(begun.id)
     {
-        diff.answer(DiffOutcome::rejected(format!("Neovim could not show the diff: {error}")));
+        diff.answer(DiffOutcome::rejected(format!(
+            "Neovim could not show the diff: {error}"
+        )));
     }
-    begun.answer.await.unwrap_or_else(|_| DiffOutcome::rejected("the diff was dropped"))
+    begun
+        .answer
+        .await
+        .unwrap_or_else(|_| DiffOutcome::rejected("the diff was dropped"))
 }
 
 /// `FILE_SAVED` + final text, or `DIFF_REJECTED` + tab name (+ why, if known).
@@ -75,7 +105,9 @@ fn reply(tab_name: &str, outcome: DiffOutcome) -> Value {
     match outcome {
         DiffOutcome::Accepted(text) => text_content(&["FILE_SAVED", text.as_str()]),
         DiffOutcome::Rejected { reason: None } => text_content(&["DIFF_REJECTED", tab_name]),
-        DiffOutcome::Rejected { reason: Some(reason) } => text_content(&["DIFF_REJECTED", tab_name, reason.as_str()]),
+        DiffOutcome::Rejected {
+            reason: Some(reason),
+        } => text_content(&["DIFF_REJECTED", tab_name, reason.as_str()]),
     }
 }
 
@@ -91,11 +123,24 @@ pub struct Lines {
 
 impl Lines {
     pub fn split(text: &str) -> Lines {
-        let crlf = text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
-        let normalized = if crlf { text.replace("\r\n", "\n") } else { text.to_owned() };
+        let crlf =
+            text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
+        let normalized = if crlf {
+            text.replace("\r\n", "\n")
+        } else {
+            text.to_owned()
+        };
         let eol = normalized.ends_with('\n');
-        let body = if eol { &normalized[..normalized.len() - 1] } else { &normalized[..] };
-        Lines { lines: body.split('\n').map(str::to_owned).collect(), eol, crlf }
+        let body = if eol {
+            &normalized[..normalized.len() - 1]
+        } else {
+            &normalized[..]
+        };
+        Lines {
+            lines: body.split('\n').map(str::to_owned).collect(),
+            eol,
+            crlf,
+        }
     }
 
     /// The exact text these lines came from.
@@ -110,7 +155,10 @@ impl Lines {
 
     fn into_msgpack(self) -> Msgpack {
         map(vec![
-            ("lines", Msgpack::Array(self.lines.into_iter().map(Msgpack::from).collect())),
+            (
+                "lines",
+                Msgpack::Array(self.lines.into_iter().map(Msgpack::from).collect()),
+            ),
             ("eol", Msgpack::from(self.eol)),
             ("crlf", Msgpack::from(self.crlf)),
         ])
@@ -140,7 +188,12 @@ impl DiffSpec {
 }
 
 fn map(pairs: Vec<(&str, Msgpack)>) -> Msgpack {
-    Msgpack::Map(pairs.into_iter().map(|(k, v)| (Msgpack::from(k), v)).collect())
+    Msgpack::Map(
+        pairs
+            .into_iter()
+            .map(|(k, v)| (Msgpack::from(k), v))
+            .collect(),
+    )
 }
 
 /// Reads the file on disk (off the UI thread) and checks both sides are text.
@@ -151,14 +204,21 @@ async fn prepare(args: &Args) -> Result<DiffSpec, String> {
         }
     }
     let (original, original_exists) = match tokio::fs::read(&args.old_file_path).await {
-        Ok(bytes) => (text_of(bytes).ok_or_else(|| format!("{} is not a text file", args.old_file_path))?, true),
+        Ok(bytes) => (
+            text_of(bytes).ok_or_else(|| format!("{} is not a text file", args.old_file_path))?,
+            true,
+        ),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => (String::new(), false),
         Err(error) => return Err(format!("cannot read {}: {error}", args.old_file_path)),
     };
     if args.new_file_contents.contains('\0') {
         return Err("the proposed contents are binary".into());
     }
-    Ok(DiffSpec { original: Lines::split(&original), original_exists, proposed: Lines::split(&args.new_file_contents) })
+    Ok(DiffSpec {
+        original: Lines::split(&original),
+        original_exists,
+        proposed: Lines::split(&args.new_file_contents),
+    })
 }
 
 fn text_of(bytes: Vec<u8>) -> Option<String> {
@@ -174,28 +234,70 @@ mod tests {
 
     #[test]
     fn lines_round_trip_exactly() {
-        for text in ["", "\n", "a", "a\n", "a\nb", "a\nb\n", "a\r\nb\r\n", "a\r\nb", "mixed\r\nends\n", "\n\n", "x\ry\n"] {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\nb\n",
+            "a\r\nb\r\n",
+            "a\r\nb",
+            "mixed\r\nends\n",
+            "\n\n",
+            "x\ry\n",
+        ] {
             let lines = Lines::split(text);
             assert_eq!(lines.join(), text, "{text:?}");
         }
-        assert_eq!(Lines::split(""), Lines { lines: vec![String::new()], eol: false, crlf: false });
-        assert_eq!(Lines::split("a\r\nb\r\n"), Lines { lines: vec!["a".into(), "b".into()], eol: true, crlf: true });
-        assert!(!Lines::split("mixed\r\nends\n").crlf, "mixed endings keep their \\r in the lines");
+        assert_eq!(
+            Lines::split(""),
+            Lines {
+                lines: vec![String::new()],
+                eol: false,
+                crlf: false
+            }
+        );
+        assert_eq!(
+            Lines::split("a\r\nb\r\n"),
+            Lines {
+                lines: vec!["a".into(), "b".into()],
+                eol: true,
+                crlf: true
+            }
+        );
+        assert!(
+            !Lines::split("mixed\r\nends\n").crlf,
+            "mixed endings keep their \\r in the lines"
+        );
     }
 
     #[test]
     fn replies_have_the_shapes_clients_parse() {
-        assert_eq!(reply("t", DiffOutcome::Accepted("x\n".into()))["content"][1]["text"], "x\n");
-        assert_eq!(reply("t", DiffOutcome::Accepted(String::new()))["content"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            reply("t", DiffOutcome::Accepted("x\n".into()))["content"][1]["text"],
+            "x\n"
+        );
+        assert_eq!(
+            reply("t", DiffOutcome::Accepted(String::new()))["content"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
         let rejected = reply("t", DiffOutcome::Rejected { reason: None });
         assert_eq!(rejected["content"][0]["text"], "DIFF_REJECTED");
         assert_eq!(rejected["content"][1]["text"], "t");
-        assert_eq!(reply("t", DiffOutcome::rejected("why"))["content"][2]["text"], "why");
+        assert_eq!(
+            reply("t", DiffOutcome::rejected("why"))["content"][2]["text"],
+            "why"
+        );
     }
 
     #[tokio::test]
     async fn prepare_refuses_what_it_cannot_show() {
-        let dir = std::env::temp_dir().join(format!("pi-ide-prepare-{}", uuid::Uuid::new_v4().simple()));
+        let dir =
+            std::env::temp_dir().join(format!("pi-ide-prepare-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("bin"), b"a\0b").unwrap();
         let args = |old: &str, contents: &str| Args {
@@ -205,11 +307,37 @@ mod tests {
             tab_name: "t".into(),
         };
         let dir_s = dir.to_str().unwrap();
-        assert!(prepare(&args("relative.txt", "x")).await.err().unwrap().contains("not absolute"));
-        assert!(prepare(&args(dir_s, "x")).await.err().unwrap().contains("cannot read"));
-        assert!(prepare(&args(&format!("{dir_s}/bin"), "x")).await.err().unwrap().contains("not a text file"));
-        assert!(prepare(&args(&format!("{dir_s}/new"), "a\0")).await.err().unwrap().contains("binary"));
-        let spec = prepare(&args(&format!("{dir_s}/missing/new.txt"), "hi\n")).await.unwrap();
+        assert!(
+            prepare(&args("relative.txt", "x"))
+                .await
+                .err()
+                .unwrap()
+                .contains("not absolute")
+        );
+        assert!(
+            prepare(&args(dir_s, "x"))
+                .await
+                .err()
+                .unwrap()
+                .contains("cannot read")
+        );
+        assert!(
+            prepare(&args(&format!("{dir_s}/bin"), "x"))
+                .await
+                .err()
+                .unwrap()
+                .contains("not a text file")
+        );
+        assert!(
+            prepare(&args(&format!("{dir_s}/new"), "a\0"))
+                .await
+                .err()
+                .unwrap()
+                .contains("binary")
+        );
+        let spec = prepare(&args(&format!("{dir_s}/missing/new.txt"), "hi\n"))
+            .await
+            .unwrap();
         assert!(!spec.original_exists);
         assert_eq!(spec.proposed.lines, vec!["hi".to_string()]);
     }

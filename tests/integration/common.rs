@@ -41,7 +41,10 @@ pub fn repo_root() -> &'static Path {
 }
 
 pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pi-ide-test-{name}-{}", uuid::Uuid::new_v4().simple()));
+    let dir = std::env::temp_dir().join(format!(
+        "pi-ide-test-{name}-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -57,7 +60,10 @@ where
         if let Some(value) = check().await {
             return value;
         }
-        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
@@ -106,8 +112,16 @@ impl Session {
             .env("XDG_STATE_HOME", &state_dir)
             .stderr(Stdio::null())
             .kill_on_drop(true);
-        let (nvim, _io, child) = nvim_rs::create::tokio::new_child_cmd(&mut command, Dummy::new()).await.expect("start nvim");
-        let session = Session { nvim, child, lock_dir, work_dir, state_dir };
+        let (nvim, _io, child) = nvim_rs::create::tokio::new_child_cmd(&mut command, Dummy::new())
+            .await
+            .expect("start nvim");
+        let session = Session {
+            nvim,
+            child,
+            lock_dir,
+            work_dir,
+            state_dir,
+        };
         // Record notifications so tests can assert what the person was told.
         session
             .exec("_G.notified = {}; vim.notify = function(msg, level) table.insert(_G.notified, {msg = msg, level = level}) end")
@@ -122,7 +136,11 @@ impl Session {
 
     pub async fn lua_with(&self, code: &str, args: Vec<Value>) -> Value {
         let args = args.iter().map(to_msgpack).collect();
-        let value = self.nvim.exec_lua(code, args).await.unwrap_or_else(|e| panic!("Lua failed: {e}\n{code}"));
+        let value = self
+            .nvim
+            .exec_lua(code, args)
+            .await
+            .unwrap_or_else(|e| panic!("Lua failed: {e}\n{code}"));
         to_json(&value)
     }
 
@@ -138,8 +156,16 @@ impl Session {
 
     /// What `vim.notify` was called with, messages only.
     pub async fn notifications(&self) -> Vec<String> {
-        let list = self.lua("return vim.tbl_map(function(n) return n.msg end, _G.notified)").await;
-        list.as_array().map(|l| l.iter().map(|m| m.as_str().unwrap_or_default().to_owned()).collect()).unwrap_or_default()
+        let list = self
+            .lua("return vim.tbl_map(function(n) return n.msg end, _G.notified)")
+            .await;
+        list.as_array()
+            .map(|l| {
+                l.iter()
+                    .map(|m| m.as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Waits for the single lockfile and returns `(port, parsed JSON)`.
@@ -148,7 +174,10 @@ impl Session {
         eventually("the lockfile", || {
             let dir = dir.clone();
             async move {
-                let entry = std::fs::read_dir(&dir).ok()?.flatten().find(|e| e.path().extension().is_some_and(|x| x == "lock"))?;
+                let entry = std::fs::read_dir(&dir)
+                    .ok()?
+                    .flatten()
+                    .find(|e| e.path().extension().is_some_and(|x| x == "lock"))?;
                 let port = entry.path().file_stem()?.to_str()?.parse().ok()?;
                 let json = serde_json::from_slice(&std::fs::read(entry.path()).ok()?).ok()?;
                 Some((port, json))
@@ -161,7 +190,8 @@ impl Session {
     pub async fn wait_clients(&self, n: usize) {
         eventually(&format!("{n} clients in status()"), || async {
             let status = self.lua("return require('pi-ide').status()").await;
-            (status["running"] == true && status["clients"].as_array().map_or(0, Vec::len) == n).then_some(())
+            (status["running"] == true && status["clients"].as_array().map_or(0, Vec::len) == n)
+                .then_some(())
         })
         .await
     }
@@ -169,7 +199,14 @@ impl Session {
     /// Connects a pi-like agent and runs `initialize`.
     pub async fn connect(&self) -> Agent {
         let (port, lock) = self.lockfile().await;
-        let mut agent = Agent::connect(port, "x-pi-ide-authorization", lock["authToken"].as_str().unwrap(), None).await.expect("connect");
+        let mut agent = Agent::connect(
+            port,
+            "x-pi-ide-authorization",
+            lock["authToken"].as_str().unwrap(),
+            None,
+        )
+        .await
+        .expect("connect");
         agent.initialize("pi-ide").await;
         agent
     }
@@ -177,8 +214,14 @@ impl Session {
     /// Connects a Claude-like agent (its header, subprotocol and clientInfo).
     pub async fn connect_claude(&self) -> Agent {
         let (port, lock) = self.lockfile().await;
-        let mut agent =
-            Agent::connect(port, "x-claude-code-ide-authorization", lock["authToken"].as_str().unwrap(), Some("mcp")).await.expect("connect");
+        let mut agent = Agent::connect(
+            port,
+            "x-claude-code-ide-authorization",
+            lock["authToken"].as_str().unwrap(),
+            Some("mcp"),
+        )
+        .await
+        .expect("connect");
         agent.initialize("claude-code").await;
         agent
     }
@@ -206,14 +249,20 @@ impl Agent {
     ) -> Result<Agent, tokio_tungstenite::tungstenite::Error> {
         let mut request = format!("ws://127.0.0.1:{port}/").into_client_request()?;
         request.headers_mut().insert(
-            tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(header.as_bytes()).unwrap(),
+            tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(header.as_bytes())
+                .unwrap(),
             token.parse().unwrap(),
         );
         if let Some(protocol) = subprotocol {
-            request.headers_mut().insert("Sec-WebSocket-Protocol", protocol.parse().unwrap());
+            request
+                .headers_mut()
+                .insert("Sec-WebSocket-Protocol", protocol.parse().unwrap());
         }
         let (ws, _) = tokio_tungstenite::connect_async(request).await?;
-        Ok(Agent { ws, backlog: Vec::new() })
+        Ok(Agent {
+            ws,
+            backlog: Vec::new(),
+        })
     }
 
     pub async fn initialize(&mut self, client_name: &str) -> Value {
@@ -234,7 +283,10 @@ impl Agent {
     /// Sends a request with a fresh UUID id, returns the id.
     pub async fn send(&mut self, method: &str, params: Value) -> Value {
         let id = json!(uuid::Uuid::new_v4().to_string());
-        self.send_raw(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()).await;
+        self.send_raw(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        )
+        .await;
         id
     }
 
@@ -245,15 +297,20 @@ impl Agent {
     }
 
     pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
-        self.request("tools/call", json!({"name": name, "arguments": arguments})).await
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await
     }
 
     /// Reads the next message from the socket, or `None` when it closed.
     pub async fn read(&mut self) -> Option<Value> {
         loop {
-            let frame = tokio::time::timeout(DEADLINE, self.ws.next()).await.expect("timed out waiting for a message")?;
+            let frame = tokio::time::timeout(DEADLINE, self.ws.next())
+                .await
+                .expect("timed out waiting for a message")?;
             match frame {
-                Ok(Message::Text(text)) => return Some(serde_json::from_str(text.as_str()).expect("server sent JSON")),
+                Ok(Message::Text(text)) => {
+                    return Some(serde_json::from_str(text.as_str()).expect("server sent JSON"));
+                }
                 Ok(Message::Close(_)) | Err(_) => return None,
                 Ok(_) => {}
             }
@@ -262,11 +319,18 @@ impl Agent {
 
     /// Waits for the response with `id`, keeping anything else for later.
     pub async fn response(&mut self, id: &Value) -> Value {
-        if let Some(at) = self.backlog.iter().position(|m| m.get("id") == Some(id) && m.get("method").is_none()) {
+        if let Some(at) = self
+            .backlog
+            .iter()
+            .position(|m| m.get("id") == Some(id) && m.get("method").is_none())
+        {
             return self.backlog.remove(at);
         }
         loop {
-            let message = self.read().await.expect("connection closed before the response");
+            let message = self
+                .read()
+                .await
+                .expect("connection closed before the response");
             if message.get("id") == Some(id) && message.get("method").is_none() {
                 return message;
             }
@@ -276,12 +340,16 @@ impl Agent {
 
     /// Waits for a notification `method` whose params satisfy `matches`.
     pub async fn notification(&mut self, method: &str, matches: impl Fn(&Value) -> bool) -> Value {
-        let wanted = |m: &Value| m["method"] == method && m.get("id").is_none() && matches(&m["params"]);
+        let wanted =
+            |m: &Value| m["method"] == method && m.get("id").is_none() && matches(&m["params"]);
         if let Some(at) = self.backlog.iter().position(wanted) {
             return self.backlog.remove(at)["params"].clone();
         }
         loop {
-            let message = self.read().await.expect("connection closed before the notification");
+            let message = self
+                .read()
+                .await
+                .expect("connection closed before the notification");
             if wanted(&message) {
                 return message["params"].clone();
             }

@@ -1,1 +1,395 @@
-//! placeholder
+//! openDiff / close_tab / closeAllDiffTabs end to end.
+
+use serde_json::{Value, json};
+
+use crate::common::{Session, eventually, open_diff_args, texts};
+
+/// Waits until Lua shows `n` diffs and returns them.
+async fn diffs(session: &Session, n: usize) -> Vec<Value> {
+    eventually(&format!("{n} open diffs"), || async {
+        let list = session.lua("return require('pi-ide.diff').list()").await;
+        let list = list.as_array().cloned().unwrap_or_default();
+        (list.len() == n).then_some(list)
+    })
+    .await
+}
+
+async fn buffer_lines(session: &Session, buf: &Value) -> Value {
+    session
+        .lua_with(
+            "return vim.api.nvim_buf_get_lines(..., 0, -1, false)",
+            vec![buf.clone()],
+        )
+        .await
+}
+
+#[tokio::test]
+async fn write_in_the_proposal_accepts_without_touching_the_file() {
+    let session = Session::start().await;
+    let path = session.write_file("a.txt", "one\ntwo\n");
+    let mut agent = session.connect().await;
+    let id = agent.send("tools/call", json!({"name": "openDiff", "arguments": open_diff_args(&path, "one\n2\nthree\n", "pi-edit:1")})).await;
+    let list = diffs(&session, 1).await;
+    assert_eq!(list[0]["tab_name"], "pi-edit:1");
+    assert_eq!(list[0]["path"], path.to_str().unwrap());
+    assert_eq!(
+        buffer_lines(&session, &list[0]["original_buf"]).await,
+        json!(["one", "two"])
+    );
+    assert_eq!(
+        buffer_lines(&session, &list[0]["proposed_buf"]).await,
+        json!(["one", "2", "three"])
+    );
+    let in_diff_mode = session
+        .lua_with("local t = ...; return vim.tbl_map(function(w) return vim.wo[w].diff end, vim.api.nvim_tabpage_list_wins(t))", vec![list[0]["tabpage"].clone()])
+        .await;
+    assert_eq!(in_diff_mode, json!([true, true]));
+    assert_eq!(
+        session
+            .lua("return require('pi-ide').status().diffs[1].tab_name")
+            .await,
+        "pi-edit:1"
+    );
+    session.exec("vim.cmd('write')").await;
+    let reply = agent.response(&id).await;
+    assert_eq!(texts(&reply), ["FILE_SAVED", "one\n2\nthree\n"]);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "one\ntwo\n",
+        "the editor never writes the file"
+    );
+    diffs(&session, 0).await;
+    eventually("the diff tab to close", || async {
+        (session.lua("return #vim.api.nvim_list_tabpages()").await == 1).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn accept_sends_the_persons_edits_and_honours_eol() {
+    let session = Session::start().await;
+    let path = session.write_file("b.txt", "x\n");
+    let mut agent = session.connect().await;
+    let id = agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&path, "a\nb", "t")}),
+        )
+        .await;
+    let list = diffs(&session, 1).await;
+    session
+        .lua_with(
+            "vim.api.nvim_buf_set_lines(..., 1, 2, false, {'B edited', 'c'})",
+            vec![list[0]["proposed_buf"].clone()],
+        )
+        .await;
+    session.exec("require('pi-ide.diff').accept('t')").await;
+    assert_eq!(
+        texts(&agent.response(&id).await),
+        ["FILE_SAVED", "a\nB edited\nc"],
+        "no newline added: the proposal had none"
+    );
+}
+
+#[tokio::test]
+async fn rejecting_by_command_or_by_closing_the_proposal() {
+    let session = Session::start().await;
+    let path = session.write_file("c.txt", "old\n");
+    let mut agent = session.connect().await;
+    for (tab, how) in [
+        ("by-command", "vim.cmd('PiIde reject')"),
+        ("by-closing", "vim.cmd('quit')"),
+    ] {
+        let id = agent
+            .send(
+                "tools/call",
+                json!({"name": "openDiff", "arguments": open_diff_args(&path, "new\n", tab)}),
+            )
+            .await;
+        diffs(&session, 1).await;
+        session.exec(how).await;
+        assert_eq!(
+            texts(&agent.response(&id).await),
+            ["DIFF_REJECTED", tab],
+            "{how}"
+        );
+        diffs(&session, 0).await;
+    }
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "old\n");
+    eventually("no plugin buffers left", || async {
+        let left = session.lua("return #vim.tbl_filter(function(b) return vim.api.nvim_buf_get_name(b):find('pi%-ide://') ~= nil end, vim.api.nvim_list_bufs())").await;
+        (left == 0).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_new_file_shows_an_empty_left_side_and_is_not_created() {
+    let session = Session::start().await;
+    let path = session.work_dir.join("sub/dir/new.rs");
+    let mut agent = session.connect().await;
+    let id = agent.send("tools/call", json!({"name": "openDiff", "arguments": open_diff_args(&path, "fn main() {}\n", "new")})).await;
+    let list = diffs(&session, 1).await;
+    assert_eq!(
+        buffer_lines(&session, &list[0]["original_buf"]).await,
+        json!([""])
+    );
+    assert_eq!(
+        session
+            .lua_with(
+                "return vim.bo[...].filetype",
+                vec![list[0]["proposed_buf"].clone()]
+            )
+            .await,
+        "rust"
+    );
+    session.exec("require('pi-ide.diff').accept()").await;
+    assert_eq!(
+        texts(&agent.response(&id).await),
+        ["FILE_SAVED", "fn main() {}\n"]
+    );
+    assert!(!path.exists());
+}
+
+#[tokio::test]
+async fn close_tab_rejects_a_pending_diff_and_ignores_unknown_tabs() {
+    let session = Session::start().await;
+    let path = session.write_file("d.txt", "d\n");
+    let mut agent = session.connect().await;
+    assert_eq!(
+        texts(
+            &agent
+                .call_tool("close_tab", json!({"tab_name": "never-opened"}))
+                .await
+        ),
+        ["TAB_CLOSED"]
+    );
+    let id = agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&path, "e\n", "pending")}),
+        )
+        .await;
+    diffs(&session, 1).await;
+    let close = agent
+        .call_tool("close_tab", json!({"tab_name": "pending"}))
+        .await;
+    assert_eq!(texts(&close), ["TAB_CLOSED"]);
+    assert_eq!(
+        texts(&agent.response(&id).await),
+        ["DIFF_REJECTED", "pending"]
+    );
+    diffs(&session, 0).await;
+}
+
+#[tokio::test]
+async fn two_diffs_at_once_resolve_independently() {
+    let session = Session::start().await;
+    let a = session.write_file("a.txt", "a\n");
+    let b = session.write_file("b.txt", "b\n");
+    let mut agent = session.connect().await;
+    let id_a = agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&a, "A\n", "tab-a")}),
+        )
+        .await;
+    let id_b = agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&b, "B\n", "tab-b")}),
+        )
+        .await;
+    diffs(&session, 2).await;
+    // getDiagnostics is answered while both diffs wait for the person.
+    assert!(agent.call_tool("getDiagnostics", json!({})).await["result"].is_object());
+    session.exec("require('pi-ide.diff').reject('tab-b')").await;
+    assert_eq!(
+        texts(&agent.response(&id_b).await),
+        ["DIFF_REJECTED", "tab-b"]
+    );
+    session.exec("require('pi-ide.diff').accept('tab-a')").await;
+    assert_eq!(texts(&agent.response(&id_a).await), ["FILE_SAVED", "A\n"]);
+}
+
+#[tokio::test]
+async fn the_same_tab_name_replaces_the_older_diff() {
+    let session = Session::start().await;
+    let path = session.write_file("e.txt", "e\n");
+    let mut agent = session.connect().await;
+    let first = agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&path, "first\n", "same")}),
+        )
+        .await;
+    diffs(&session, 1).await;
+    let second = agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&path, "second\n", "same")}),
+        )
+        .await;
+    assert_eq!(texts(&agent.response(&first).await)[0], "DIFF_REJECTED");
+    let list = eventually("the second proposal", || async {
+        let list = diffs(&session, 1).await;
+        (buffer_lines(&session, &list[0]["proposed_buf"]).await == json!(["second"]))
+            .then_some(list)
+    })
+    .await;
+    assert_eq!(list.len(), 1);
+    session.exec("require('pi-ide.diff').accept('same')").await;
+    assert_eq!(
+        texts(&agent.response(&second).await),
+        ["FILE_SAVED", "second\n"]
+    );
+}
+
+#[tokio::test]
+async fn a_disconnecting_client_leaves_nothing_behind() {
+    let session = Session::start().await;
+    let path = session.write_file("f.txt", "f\n");
+    session
+        .exec(&format!(
+            "vim.cmd.edit('{}')",
+            session.write_file("mine.txt", "mine\n").display()
+        ))
+        .await;
+    session
+        .exec("vim.api.nvim_buf_set_lines(0, 0, -1, false, {'unsaved work'})")
+        .await;
+    let mut agent = session.connect().await;
+    agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&path, "g\n", "orphan")}),
+        )
+        .await;
+    diffs(&session, 1).await;
+    drop(agent);
+    diffs(&session, 0).await;
+    session.wait_clients(0).await;
+    eventually("the diff tab to close", || async {
+        (session.lua("return #vim.api.nvim_list_tabpages()").await == 1).then_some(())
+    })
+    .await;
+    let mine = session
+        .lua("return { vim.api.nvim_buf_get_lines(0, 0, -1, false), vim.bo.modified }")
+        .await;
+    assert_eq!(mine, json!([["unsaved work"], true]));
+}
+
+#[tokio::test]
+async fn close_all_closes_only_this_clients_diffs_and_never_the_persons() {
+    let session = Session::start().await;
+    let path = session.write_file("h.txt", "h\n");
+    session.exec("vim.cmd('tabnew'); vim.cmd('diffthis'); vim.cmd('vnew'); vim.cmd('diffthis'); vim.cmd('tabfirst')").await;
+    let mut pi = session.connect().await;
+    let mut claude = session.connect_claude().await;
+    let pi_id = pi
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&path, "pi\n", "pi-tab")}),
+        )
+        .await;
+    diffs(&session, 1).await;
+    let claude_id = claude.send("tools/call", json!({"name": "openDiff", "arguments": open_diff_args(&path, "claude\n", "claude-tab")})).await;
+    diffs(&session, 2).await;
+    assert_eq!(
+        texts(&claude.call_tool("closeAllDiffTabs", json!({})).await),
+        ["CLOSED_1_DIFF_TABS"]
+    );
+    assert_eq!(
+        texts(&claude.response(&claude_id).await),
+        ["DIFF_REJECTED", "claude-tab"]
+    );
+    let left = diffs(&session, 1).await;
+    assert_eq!(left[0]["tab_name"], "pi-tab");
+    session
+        .exec("require('pi-ide.diff').reject('pi-tab')")
+        .await;
+    assert_eq!(texts(&pi.response(&pi_id).await)[0], "DIFF_REJECTED");
+    eventually("the person's diff tab to survive", || async {
+        let windows_in_diff = session.lua("return #vim.tbl_filter(function(w) return vim.wo[w].diff end, vim.api.nvim_list_wins())").await;
+        let tabs = session.lua("return #vim.api.nvim_list_tabpages()").await;
+        (windows_in_diff == 2 && tabs == 2).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn what_cannot_be_shown_is_rejected_never_an_error() {
+    let session = Session::start().await;
+    let mut agent = session.connect().await;
+    let binary = session.work_dir.join("bin.dat");
+    std::fs::write(&binary, b"\x00\x01\x02").unwrap();
+    let cases = [
+        json!({"old_file_path": "relative.txt", "new_file_path": "relative.txt", "new_file_contents": "x", "tab_name": "rel"}),
+        open_diff_args(&session.work_dir, "x", "dir"),
+        open_diff_args(&binary, "x", "bin"),
+        json!({"new_file_contents": "x", "tab_name": "missing-paths"}),
+        json!({"old_file_path": 3, "tab_name": "wrong-type"}),
+    ];
+    for arguments in cases {
+        let reply = agent.call_tool("openDiff", arguments.clone()).await;
+        assert!(reply.get("error").is_none(), "{reply}");
+        let texts = texts(&reply);
+        assert_eq!(texts[0], "DIFF_REJECTED", "{arguments}");
+        assert_eq!(texts[1], arguments["tab_name"].as_str().unwrap());
+        assert!(
+            texts.len() == 3 && !texts[2].is_empty(),
+            "a reason is given: {texts:?}"
+        );
+    }
+    assert_eq!(std::fs::read(&binary).unwrap(), b"\x00\x01\x02");
+}
+
+#[tokio::test]
+async fn unsaved_edits_in_the_target_buffer_are_flagged_in_the_diff() {
+    let session = Session::start().await;
+    let path = session.write_file("dirty.txt", "disk\n");
+    session
+        .exec(&format!(
+            "vim.cmd.edit('{}'); vim.api.nvim_buf_set_lines(0, 0, -1, false, {{'unsaved'}})",
+            path.display()
+        ))
+        .await;
+    let mut agent = session.connect().await;
+    let id = agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&path, "agent\n", "dirty")}),
+        )
+        .await;
+    diffs(&session, 1).await;
+    let winbar = session.lua("return vim.wo.winbar").await;
+    assert!(
+        winbar.as_str().unwrap().contains("unsaved changes"),
+        "{winbar}"
+    );
+    session.exec("require('pi-ide.diff').reject()").await;
+    assert_eq!(texts(&agent.response(&id).await)[0], "DIFF_REJECTED");
+}
+
+#[tokio::test]
+async fn crlf_files_round_trip_their_line_endings() {
+    let session = Session::start().await;
+    let path = session.write_file("dos.txt", "a\r\nb\r\n");
+    let mut agent = session.connect().await;
+    let id = agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&path, "a\r\nc\r\n", "dos")}),
+        )
+        .await;
+    let list = diffs(&session, 1).await;
+    assert_eq!(
+        buffer_lines(&session, &list[0]["proposed_buf"]).await,
+        json!(["a", "c"])
+    );
+    session.exec("require('pi-ide.diff').accept()").await;
+    assert_eq!(
+        texts(&agent.response(&id).await),
+        ["FILE_SAVED", "a\r\nc\r\n"]
+    );
+}

@@ -13,20 +13,34 @@ async fn lockfile_has_the_contract_fields_and_private_permissions() {
     let nvim_pid = session.lua("return vim.fn.getpid()").await;
     assert_eq!(lock["pid"], nvim_pid, "pid is Neovim's, a JSON number");
     assert!(lock["pid"].is_u64());
-    assert_eq!(lock["workspaceFolders"], json!([session.work_dir.canonicalize().unwrap()]));
+    assert_eq!(
+        lock["workspaceFolders"],
+        json!([session.work_dir.canonicalize().unwrap()])
+    );
     assert_eq!(lock["ideName"], "Neovim");
     assert_eq!(lock["transport"], "ws");
     let token = lock["authToken"].as_str().unwrap();
     assert!(token.len() >= 32 && token.bytes().all(|b| b.is_ascii_hexdigit()));
     let file = session.lock_dir.join(format!("{port}.lock"));
-    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
-    assert_eq!(std::fs::metadata(&session.lock_dir).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(
+        std::fs::metadata(&session.lock_dir)
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o700
+    );
     session.wait_clients(0).await;
     let status = session.lua("return require('pi-ide').status()").await;
     assert_eq!(status["port"], port);
     assert_eq!(status["lockfile"], file.to_str().unwrap());
     // The token never reaches the log.
-    let log = std::fs::read_to_string(session.state_dir.join("nvim/pi-ide.log")).unwrap_or_default();
+    let log =
+        std::fs::read_to_string(session.state_dir.join("nvim/pi-ide.log")).unwrap_or_default();
     assert!(!log.contains(token));
 }
 
@@ -35,7 +49,9 @@ async fn workspace_folder_follows_cd() {
     let session = Session::start().await;
     session.lockfile().await;
     let elsewhere = crate::common::scratch_dir("cd").canonicalize().unwrap();
-    session.exec(&format!("vim.cmd.cd('{}')", elsewhere.display())).await;
+    session
+        .exec(&format!("vim.cmd.cd('{}')", elsewhere.display()))
+        .await;
     eventually("the lockfile to follow :cd", || async {
         let (_, lock) = session.lockfile().await;
         (lock["workspaceFolders"] == json!([elsewhere])).then_some(())
@@ -49,15 +65,26 @@ async fn stop_removes_the_lockfile_and_start_writes_a_new_one() {
     let (port, _) = session.lockfile().await;
     session.wait_clients(0).await;
     session.exec("vim.cmd('PiIde stop')").await;
-    eventually("the lockfile to go", || async { (!session.lock_dir.join(format!("{port}.lock")).exists()).then_some(()) }).await;
+    eventually("the lockfile to go", || async {
+        (!session.lock_dir.join(format!("{port}.lock")).exists()).then_some(())
+    })
+    .await;
     eventually("status() to say stopped", || async {
-        (session.lua("return require('pi-ide').status().running").await == false).then_some(())
+        (session
+            .lua("return require('pi-ide').status().running")
+            .await
+            == false)
+            .then_some(())
     })
     .await;
     session.exec("vim.cmd('PiIde start')").await;
     let (new_port, _) = session.lockfile().await;
     assert_ne!(new_port, 0);
-    assert!(session.notifications().await.is_empty(), "a clean stop says nothing: {:?}", session.notifications().await);
+    assert!(
+        session.notifications().await.is_empty(),
+        "a clean stop says nothing: {:?}",
+        session.notifications().await
+    );
 }
 
 #[tokio::test]
@@ -70,13 +97,20 @@ async fn quitting_neovim_removes_the_lockfile() {
         if quit == "qa!" {
             let _ = session.nvim.command("qa!").await;
         } else {
-            let signal = if quit == "SIGTERM" { libc::SIGTERM } else { libc::SIGHUP };
+            let signal = if quit == "SIGTERM" {
+                libc::SIGTERM
+            } else {
+                libc::SIGHUP
+            };
             let pid = session.child.id().unwrap() as i32;
             // SAFETY: sending a signal to the Neovim child we spawned.
             unsafe { libc::kill(pid, signal) };
         }
         let _ = session.child.wait().await;
-        eventually(&format!("the lockfile to go after {quit}"), || async { (!file.exists()).then_some(()) }).await;
+        eventually(&format!("the lockfile to go after {quit}"), || async {
+            (!file.exists()).then_some(())
+        })
+        .await;
     }
 }
 
@@ -88,12 +122,24 @@ async fn stale_lockfiles_of_dead_editors_are_removed_on_start() {
     let garbage = session.lock_dir.join("3.lock");
     let dead = json!({"pid": 999_999_999u32, "workspaceFolders": ["/x"], "ideName": "Neovim", "transport": "ws", "authToken": "t"});
     std::fs::write(&stale, dead.to_string()).unwrap();
-    std::fs::write(&foreign, json!({"pid": 999_999_999u32, "ideName": "Other", "authToken": "t"}).to_string()).unwrap();
+    std::fs::write(
+        &foreign,
+        json!({"pid": 999_999_999u32, "ideName": "Other", "authToken": "t"}).to_string(),
+    )
+    .unwrap();
     std::fs::write(&garbage, "{{{").unwrap();
-    session.exec(&format!("require('pi-ide').setup({{ bin = '{}' }})", env!("CARGO_BIN_EXE_pi-ide"))).await;
+    session
+        .exec(&format!(
+            "require('pi-ide').setup({{ bin = '{}' }})",
+            env!("CARGO_BIN_EXE_pi-ide")
+        ))
+        .await;
     session.wait_clients(0).await;
     assert!(!stale.exists(), "dead Neovim's lockfile removed");
-    assert!(foreign.exists() && garbage.exists(), "other files untouched");
+    assert!(
+        foreign.exists() && garbage.exists(),
+        "other files untouched"
+    );
 }
 
 #[tokio::test]
@@ -113,14 +159,25 @@ async fn a_killed_host_is_reported_once_and_restart_brings_it_back() {
     let session = Session::start().await;
     let (port, _) = session.lockfile().await;
     session.wait_clients(0).await;
-    let host_pid = session.lua("return require('pi-ide').status().pid").await.as_i64().unwrap() as i32;
+    let host_pid = session
+        .lua("return require('pi-ide').status().pid")
+        .await
+        .as_i64()
+        .unwrap() as i32;
     // SAFETY: killing the host process this test's Neovim started.
     unsafe { libc::kill(host_pid, libc::SIGKILL) };
     eventually("Neovim to notice", || async {
-        (session.lua("return require('pi-ide').status().running").await == false).then_some(())
+        (session
+            .lua("return require('pi-ide').status().running")
+            .await
+            == false)
+            .then_some(())
     })
     .await;
-    assert!(!session.lock_dir.join(format!("{port}.lock")).exists(), "Lua removes the killed host's lockfile");
+    assert!(
+        !session.lock_dir.join(format!("{port}.lock")).exists(),
+        "Lua removes the killed host's lockfile"
+    );
     let told = session.notifications().await;
     assert_eq!(told.len(), 1, "{told:?}");
     assert!(told[0].contains("PiIde restart"), "{told:?}");
@@ -133,8 +190,18 @@ async fn a_killed_host_is_reported_once_and_restart_brings_it_back() {
 #[tokio::test]
 async fn a_missing_binary_is_reported_with_the_fix() {
     let session = Session::spawn().await;
-    session.exec("require('pi-ide').setup({ bin = '/nonexistent/pi-ide' })").await;
+    session
+        .exec("require('pi-ide').setup({ bin = '/nonexistent/pi-ide' })")
+        .await;
     let told = session.notifications().await;
-    assert!(told.iter().any(|m| m.contains("not executable")), "{told:?}");
-    assert_eq!(session.lua("return require('pi-ide').status().running").await, false);
+    assert!(
+        told.iter().any(|m| m.contains("not executable")),
+        "{told:?}"
+    );
+    assert_eq!(
+        session
+            .lua("return require('pi-ide').status().running")
+            .await,
+        false
+    );
 }
