@@ -94,13 +94,13 @@ local function winbar(spec, dirty)
   local accept = type(keys) == "table" and keys.accept or nil
   local reject = type(keys) == "table" and keys.reject or nil
   local parts = {
-    ("%s proposes %s%s"):format(
+    ":w" .. (accept and ("/" .. accept) or "") .. " accept",
+    ":q" .. (reject and ("/" .. reject) or "") .. " reject",
+    ("%s: %s%s"):format(
       spec.client,
       vim.fn.fnamemodify(spec.path, ":~:."),
       spec.original_exists and "" or " (new file)"
     ),
-    ":w" .. (accept and (" or " .. accept) or "") .. " accept",
-    ":q" .. (reject and (" or " .. reject) or "") .. " reject",
   }
   local bar = escape_statusline(table.concat(parts, "  ·  "))
   if spec.original_path ~= spec.path then
