@@ -17,7 +17,8 @@ async fn diffs(session: &Session, n: usize) -> Vec<Value> {
 async fn buffer_lines(session: &Session, buf: &Value) -> Value {
     session
         .lua_with(
-            "return vim.api.nvim_buf_get_lines(..., 0, -1, false)",
+            // A diff being replaced may lose its buffer between list() and this call.
+            "local ok, lines = pcall(vim.api.nvim_buf_get_lines, ..., 0, -1, false); return ok and lines or nil",
             vec![buf.clone()],
         )
         .await
@@ -392,4 +393,24 @@ async fn crlf_files_round_trip_their_line_endings() {
         texts(&agent.response(&id).await),
         ["FILE_SAVED", "a\r\nc\r\n"]
     );
+}
+
+#[tokio::test]
+async fn quitting_neovim_answers_pending_diffs_as_rejected() {
+    let session = Session::start().await;
+    let path = session.write_file("q.txt", "q\n");
+    let mut agent = session.connect().await;
+    let id = agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&path, "r\n", "quit")}),
+        )
+        .await;
+    diffs(&session, 1).await;
+    let _ = session.nvim.command("qa!").await;
+    assert_eq!(
+        texts(&agent.response(&id).await),
+        ["DIFF_REJECTED", "quit", "Neovim is closing"]
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "q\n");
 }

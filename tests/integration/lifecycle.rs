@@ -205,3 +205,86 @@ async fn a_missing_binary_is_reported_with_the_fix() {
         false
     );
 }
+
+#[tokio::test]
+async fn a_host_that_does_not_match_the_lua_seam_is_refused_with_the_fix() {
+    let session = Session::start().await;
+    session.wait_clients(0).await;
+    session
+        .exec("require('pi-ide.host')._on_started({ seam = 0, port = 1, lockfile = '/x' })")
+        .await;
+    let told = session.notifications().await;
+    assert!(
+        told.iter()
+            .any(|m| m.contains("does not match") && m.contains("cargo build --release --locked")),
+        "{told:?}"
+    );
+    eventually("the mismatched host to stop", || async {
+        (session
+            .lua("return require('pi-ide').status().running")
+            .await
+            == false)
+            .then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn checkhealth_reports_binary_lock_dir_and_host() {
+    let session = Session::start().await;
+    session.wait_clients(0).await;
+    session.exec("vim.cmd('checkhealth pi-ide')").await;
+    let report = session
+        .lua("return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n')")
+        .await;
+    let report = report.as_str().unwrap();
+    for wanted in [
+        "OK Neovim",
+        "OK host binary",
+        "OK lock directory",
+        "OK host running",
+    ] {
+        assert!(report.contains(wanted), "missing {wanted:?} in:\n{report}");
+    }
+    assert!(!report.contains("ERROR"), "{report}");
+}
+
+#[tokio::test]
+async fn user_events_follow_clients_and_diffs() {
+    let session = Session::start().await;
+    session.wait_clients(0).await;
+    session
+        .exec(
+            "_G.events = {}
+             vim.api.nvim_create_autocmd('User', { pattern = 'PiIde*', callback = function(ev)
+               table.insert(_G.events, ev.match)
+             end })",
+        )
+        .await;
+    let path = session.write_file("ev.txt", "x\n");
+    let mut agent = session.connect().await;
+    let id = agent
+        .send("tools/call", json!({"name": "openDiff", "arguments": crate::common::open_diff_args(&path, "y\n", "ev")}))
+        .await;
+    eventually("the diff", || async {
+        (session.lua("return #require('pi-ide.diff').list()").await == 1).then_some(())
+    })
+    .await;
+    session.exec("require('pi-ide.diff').reject()").await;
+    agent.response(&id).await;
+    drop(agent);
+    session.wait_clients(0).await;
+    session.exec("require('pi-ide').stop()").await;
+    let expected = json!([
+        "PiIdeClientConnected",
+        "PiIdeDiffOpened",
+        "PiIdeDiffClosed",
+        "PiIdeClientDisconnected",
+        "PiIdeStopped"
+    ]);
+    eventually("the events", || async {
+        let events = session.lua("return _G.events").await;
+        (events == expected).then_some(())
+    })
+    .await;
+}
