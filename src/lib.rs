@@ -28,6 +28,7 @@ pub mod lockfile;
 pub mod logging;
 pub mod mcp;
 pub mod nvim;
+pub mod outline;
 pub mod selection;
 pub mod tools;
 

@@ -1,0 +1,257 @@
+//! Outline, scope and comment detection on real source files of every
+//! grammar the host pins, including files with syntax errors.
+
+use super::document::Document;
+use super::outline::{Entry, render_centred};
+use super::{Limits, context};
+
+fn fixture(name: &str) -> Vec<String> {
+    let path = format!(
+        "{}/tests/fixtures/outline/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// (filetype, file, whole outline, cursor line (1-based), column, scope, in a comment)
+type Case = (
+    &'static str,
+    &'static str,
+    &'static str,
+    usize,
+    usize,
+    &'static str,
+    bool,
+);
+
+const CASES: &[Case] = &[
+    (
+        "rust",
+        "sample.rs",
+        "4: pub struct Point\n9: pub enum Shape\n14: pub trait Area\n15:   fn area(&self) -> f64;\n18: impl Area for Shape\n\
+         19:   fn area(&self) -> f64\n28: mod geometry\n29:   pub fn distance(a: &super::Point, b: &super::Point) -> f64\n\
+         34: impl fmt::Display for Point\n35:   fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result",
+        21,
+        24,
+        "18: impl Area for Shape\n19:   fn area(&self) -> f64",
+        true,
+    ),
+    (
+        "rust",
+        "sample.rs",
+        "",
+        30,
+        8,
+        "28: mod geometry\n29:   pub fn distance(a: &super::Point, b: &super::Point) -> f64",
+        false,
+    ),
+    (
+        "rust",
+        "broken.rs",
+        "1: pub struct Config\n5: impl Config\n6: pub fn new(name: &str) -> Self\n10: pub fn name(&self) -> &str\n15: fn main()",
+        11,
+        8,
+        "",
+        false,
+    ),
+    (
+        "python",
+        "sample.py",
+        "4: class Repository\n7:   def __init__(self, root)\n11:   def path(self)\n15:   def files(self)\n19: def main()",
+        12,
+        15,
+        "4: class Repository\n11:   def path(self)",
+        true,
+    ),
+    (
+        "python",
+        "broken.py",
+        "1: def ok(a, b)\n5: def broken(x\n10: def method(self)",
+        2,
+        4,
+        "1: def ok(a, b)",
+        false,
+    ),
+    (
+        "javascript",
+        "sample.js",
+        "3: export function load(path)\n7: const parse = (text) =>\n12: class Store\n13:   constructor()\n17:   add(item)",
+        8,
+        10,
+        "7: const parse = (text) =>",
+        true,
+    ),
+    (
+        "typescript",
+        "sample.ts",
+        "1: export interface User\n6: export type Id = number | string;\n8: enum Role\n13: export class Service\n\
+         16:   find(id: Id): User | undefined\n22: export function create(name: string): User",
+        17,
+        12,
+        "13: export class Service\n16:   find(id: Id): User | undefined",
+        true,
+    ),
+    (
+        "typescriptreact",
+        "sample.tsx",
+        "3: type Props = { title: string };\n5: export function Header({ title }: Props)\n9: export const Footer = () =>",
+        6,
+        5,
+        "5: export function Header({ title }: Props)",
+        false,
+    ),
+    (
+        "go",
+        "sample.go",
+        "5: type Stack struct\n9: type Pusher interface\n13: func (s *Stack) Push(v int)\n18: func main()",
+        14,
+        10,
+        "13: func (s *Stack) Push(v int)",
+        true,
+    ),
+    (
+        "lua",
+        "sample.lua",
+        "3: local function helper(x)\n7: function M.run(items)\n16: M.stop = function()",
+        8,
+        10,
+        "7: function M.run(items)",
+        true,
+    ),
+    (
+        "lua",
+        "sample.lua",
+        "",
+        11,
+        4,
+        "7: function M.run(items)",
+        false,
+    ),
+    (
+        "c",
+        "sample.c",
+        "3: struct node\n8: typedef struct node node_t;\n10: enum color\n12: static int sum(struct node *head)\n21: int main(void)",
+        14,
+        10,
+        "12: static int sum(struct node *head)",
+        true,
+    ),
+];
+
+#[test]
+fn outlines_scopes_and_comments_of_every_pinned_language() {
+    for &(filetype, file, outline, line, col, scope, comment) in CASES {
+        let mut document = Document::new(fixture(file), 1, filetype);
+        let context = context(&mut document, line - 1, col, Limits::default());
+        if !outline.is_empty() {
+            assert_eq!(context.outline.as_deref(), Some(outline), "{file} outline");
+        }
+        assert_eq!(
+            context.enclosing_scope.as_deref().unwrap_or(""),
+            scope,
+            "{file}:{line}:{col} scope"
+        );
+        assert_eq!(
+            context.cursor_in_comment, comment,
+            "{file}:{line}:{col} in comment"
+        );
+    }
+}
+
+#[test]
+fn comment_detection_looks_at_the_character_before_the_cursor() {
+    let lines: Vec<String> = [
+        "let x = 1; // note",
+        "/* block",
+        "   still */ let y;",
+        "// top",
+    ]
+    .map(String::from)
+    .into();
+    let mut document = Document::new(lines, 1, "rust");
+    let in_comment = |document: &mut Document, row: usize, col: usize| {
+        context(document, row, col, Limits::default()).cursor_in_comment
+    };
+    assert!(!in_comment(&mut document, 0, 10), "before the comment");
+    assert!(in_comment(&mut document, 0, 14), "inside it");
+    assert!(in_comment(&mut document, 0, 18), "at the end of the line");
+    assert!(
+        in_comment(&mut document, 2, 0),
+        "column 0 inside a block comment"
+    );
+    assert!(!in_comment(&mut document, 2, 18), "after the block comment");
+    assert!(
+        !in_comment(&mut document, 3, 0),
+        "column 0 before a line comment"
+    );
+}
+
+#[test]
+fn cursor_windows_hold_the_configured_lines() {
+    let lines: Vec<String> = (0..100).map(|i| format!("line {i}")).collect();
+    let mut document = Document::new(lines, 1, "text");
+    let limits = Limits {
+        lines_before: 2,
+        lines_after: 1,
+        outline_bytes: 100,
+    };
+    let context = context(&mut document, 50, 3, limits);
+    assert_eq!(context.cursor_before, "line 48\nline 49\nlin");
+    assert_eq!(context.cursor_after, "e 50\nline 51");
+    assert_eq!(context.outline, None, "no grammar, no outline");
+    let at_edges = super::context(&mut document, 0, 999, limits);
+    assert_eq!(at_edges.cursor_before, "line 0");
+    assert_eq!(at_edges.cursor_after, "\nline 1");
+}
+
+#[test]
+fn a_capped_outline_is_centred_on_the_cursor() {
+    let entries: Vec<Entry> = (0..1000)
+        .map(|i| Entry {
+            row: i * 10,
+            end_row: i * 10 + 9,
+            depth: 0,
+            signature: format!("fn function_{i}()"),
+        })
+        .collect();
+    let rendered = render_centred(&entries, 5000, 1200);
+    assert!(rendered.len() <= 1200 + 80, "{}", rendered.len());
+    assert!(rendered.contains("5001: fn function_500()"));
+    assert!(rendered.starts_with("… ") && rendered.contains("definitions above"));
+    assert!(rendered.ends_with("definitions below"));
+    let lines: Vec<&str> = rendered.lines().collect();
+    let centre = lines
+        .iter()
+        .position(|l| l.contains("function_500()"))
+        .unwrap();
+    let (above, below) = (centre, lines.len() - centre);
+    assert!(above.abs_diff(below) <= 2, "{above} above, {below} below");
+    assert_eq!(
+        render_centred(&entries[..3], 0, 1200).lines().count(),
+        3,
+        "small outlines are whole"
+    );
+}
+
+#[test]
+fn a_large_file_edit_reparses_to_the_same_outline() {
+    let source = fixture("sample.rs");
+    let lines: Vec<String> = (0..200).flat_map(|_| source.iter().cloned()).collect();
+    let row = source.len() * 128;
+    let mut document = Document::new(lines, 1, "rust");
+    let before = context(&mut document, row, 0, Limits::default());
+    document.apply(2, row, Some(row), vec!["fn added_here() {}".into()]);
+    let after = context(&mut document, row, 0, Limits::default());
+    let outline = after.outline.clone().unwrap();
+    assert!(
+        outline.contains(&format!("{}: fn added_here()", row + 1)),
+        "{outline}"
+    );
+    assert_ne!(before.outline, after.outline);
+    let mut fresh = Document::new(document.lines().to_vec(), 1, "rust");
+    assert_eq!(context(&mut fresh, row, 0, Limits::default()), after);
+}
