@@ -3,12 +3,12 @@
 //!
 //! * [`languages`] – grammars compiled in, definition and comment node kinds.
 //! * [`document`]  – a buffer mirrored from lines events, reparsed incrementally.
-//! * [`outline`]   – outline, enclosing scope and "in a comment?" from a tree.
+//! * [`definitions`] – outline, enclosing scope and "in a comment?" from a tree.
 //! * [`worker`]    – the thread that owns every document.
 
+pub mod definitions;
 pub mod document;
 pub mod languages;
-pub mod outline;
 pub mod worker;
 
 use document::Document;
@@ -72,14 +72,18 @@ pub fn context(document: &mut Document, row: usize, col: usize, limits: Limits) 
         cursor_in_comment: false,
     };
     if let (Some((tree, spec)), lines) = document.parsed() {
-        let entries = outline::entries(tree, spec, lines);
-        let scope: Vec<String> = outline::enclosing(&entries, row)
+        let entries = definitions::entries(tree, spec, lines);
+        let scope: Vec<String> = definitions::enclosing(&entries, row)
             .into_iter()
-            .map(outline::Entry::render)
+            .map(definitions::Entry::render)
             .collect();
-        context.outline = Some(outline::render_centred(&entries, row, limits.outline_bytes));
+        context.outline = Some(definitions::render_centred(
+            &entries,
+            row,
+            limits.outline_bytes,
+        ));
         context.enclosing_scope = (!scope.is_empty()).then(|| scope.join("\n"));
-        context.cursor_in_comment = outline::in_comment(tree, spec, row, col);
+        context.cursor_in_comment = definitions::in_comment(tree, spec, row, col);
     }
     context
 }

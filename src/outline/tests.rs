@@ -1,8 +1,8 @@
 //! Outline, scope and comment detection on real source files of every
 //! grammar the host pins, including files with syntax errors.
 
+use super::definitions::{Entry, render_centred};
 use super::document::Document;
-use super::outline::{Entry, render_centred};
 use super::{Limits, context};
 
 fn fixture(name: &str) -> Vec<String> {
