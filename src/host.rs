@@ -18,7 +18,10 @@ use crate::jsonrpc;
 use crate::lockfile::{self, LockInfo, Lockfile};
 use crate::nvim::editor::Editor;
 use crate::nvim::handler::{EditorEvent, NvimHandler};
+use crate::outgoing::Outgoing;
+use crate::outline::worker::Worker;
 use crate::selection::Positions;
+use crate::suggest::{self, Suggestions};
 
 /// How long connections get to flush their last replies at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
@@ -30,6 +33,12 @@ pub struct Shared {
     pub editor: Editor,
     /// The secret agents must present in the handshake.
     pub token: String,
+    /// Mirrors of buffers that asked for suggestions, with their syntax trees.
+    pub outline: Worker,
+    /// Requests we sent to agents, waiting for answers.
+    pub outgoing: Outgoing,
+    /// Suggestion requests in flight, for cancellation.
+    pub suggestions: Suggestions,
 }
 
 impl Shared {
@@ -41,6 +50,7 @@ impl Shared {
 
     /// A client left: its diffs close, Lua hears about it.
     pub fn client_gone(&self, client: ClientId) {
+        self.outgoing.forget_client(client);
         for diff in self.diffs.take_client(client) {
             self.finish_diff(diff, DiffOutcome::rejected("the agent disconnected"));
         }
@@ -91,7 +101,9 @@ pub fn client_json(id: ClientId, kind: ClientKind, name: Option<String>) -> Valu
 
 pub async fn run(config: Config) -> io::Result<()> {
     let (events_tx, mut events) = mpsc::unbounded_channel();
-    let (nvim, io_loop) = nvim_rs::create::tokio::new_parent(NvimHandler::new(events_tx)).await?;
+    let outline = Worker::spawn()?;
+    let (nvim, io_loop) =
+        nvim_rs::create::tokio::new_parent(NvimHandler::new(events_tx, outline.clone())).await?;
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
     let port = listener.local_addr()?.port();
     let dir = config
@@ -124,6 +136,9 @@ pub async fn run(config: Config) -> io::Result<()> {
         diffs: Diffs::default(),
         editor: Editor::new(nvim),
         token,
+        outline,
+        outgoing: Outgoing::default(),
+        suggestions: Suggestions::default(),
     });
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     tokio::spawn(crate::mcp::server::serve(
@@ -140,6 +155,7 @@ pub async fn run(config: Config) -> io::Result<()> {
             "port": port,
             "lockfile": lock.path(),
             "pid": std::process::id(),
+            "languages": crate::outline::languages::filetypes(),
         })],
     );
 
@@ -165,6 +181,14 @@ pub async fn run(config: Config) -> io::Result<()> {
                     if let Some(diff) = shared.diffs.take(id) {
                         diff.answer(outcome);
                     }
+                }
+                Some(EditorEvent::Suggest(request)) => {
+                    shared.suggestions.begin(request.token);
+                    tokio::spawn(suggest::run(shared.clone(), request));
+                }
+                Some(EditorEvent::SuggestCancel(token)) => suggest::cancel(&shared, token),
+                Some(EditorEvent::ListModels) => {
+                    tokio::spawn(suggest::list_models(shared.clone()));
                 }
                 Some(EditorEvent::Cwd(dir)) => {
                     if let Err(error) = lock.set_workspace_folders(vec![dir]) {

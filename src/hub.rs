@@ -88,6 +88,16 @@ impl Hub {
         self.lock().clients.get(&id).map(|entry| entry.kind)
     }
 
+    /// The most recently connected client of `kind`.
+    pub fn latest(&self, kind: ClientKind) -> Option<ClientId> {
+        self.lock()
+            .clients
+            .iter()
+            .rev()
+            .find(|(_, entry)| entry.kind == kind)
+            .map(|(id, _)| *id)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.lock().clients.is_empty()
     }

@@ -13,6 +13,9 @@
 //! * [`hub`]       – connected clients and their outboxes; knows nothing about sockets.
 //! * [`diffs`]     – pending `openDiff` requests waiting for the person.
 //! * [`selection`] – cursor/selection positions → `selection_changed` params.
+//! * [`outline`]   – tree-sitter outline, scope and comment detection off the UI thread.
+//! * [`suggest`]   – `getSuggestions` requests to pi, cancellation, model listing.
+//! * [`outgoing`]  – requests the editor sends to agents and their answers.
 //! * [`tools`]     – one file per MCP tool plus the registry behind `tools/list`.
 //! * [`mcp`]       – the WebSocket transport: accept, handshake, connection loop, dispatch.
 //! * [`nvim`]      – the msgpack-RPC seam: notifications from Lua, calls into Lua.
@@ -28,8 +31,10 @@ pub mod lockfile;
 pub mod logging;
 pub mod mcp;
 pub mod nvim;
+pub mod outgoing;
 pub mod outline;
 pub mod selection;
+pub mod suggest;
 pub mod tools;
 
 /// Version of the Lua ⇄ host seam. The Lua glue refuses a host that reports

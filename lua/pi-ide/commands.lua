@@ -54,7 +54,31 @@ M.subcommands = {
   build = function()
     require("pi-ide.build").run()
   end,
+  suggest = function(args)
+    local suggest = require("pi-ide.suggest")
+    local actions = {
+      toggle = suggest.toggle_auto,
+      accept = suggest.accept,
+      dismiss = suggest.dismiss,
+      next = suggest.next,
+      prev = suggest.prev,
+    }
+    local action = args[1] and actions[args[1]]
+    if args[1] and not action then
+      util.notify(
+        ("unknown suggest action %q; try toggle, accept, dismiss, next, prev"):format(args[1]),
+        vim.log.levels.ERROR
+      )
+      return
+    end
+    (action or suggest.trigger_now)()
+  end,
+  model = function()
+    require("pi-ide.models").pick()
+  end,
 }
+
+local suggest_actions = { "accept", "dismiss", "next", "prev", "toggle" }
 
 function M.run(fargs)
   local name = fargs[1] or "status"
@@ -81,6 +105,8 @@ function M.complete(arglead, cmdline)
   local candidates = {}
   if typing_first then
     candidates = M.names()
+  elseif words[2] == "suggest" then
+    candidates = suggest_actions
   elseif words[2] == "accept" or words[2] == "reject" then
     for _, diff in ipairs(require("pi-ide.diff").list()) do
       candidates[#candidates + 1] = diff.tab_name

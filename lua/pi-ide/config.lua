@@ -25,6 +25,32 @@ M.defaults = {
       reject = "<leader>ad",
     },
   },
+  suggestion = {
+    -- Inline ghost-text suggestions from the connected pi agent.
+    enabled = true,
+    -- Ask while typing (after the debounce); false = only on demand.
+    auto_trigger = true,
+    debounce_ms = 150,
+    -- Alternatives asked for (at most 3).
+    count = 3,
+    -- Lines of text sent before and after the cursor.
+    lines_before = 20,
+    lines_after = 10,
+    -- "provider/id" to use unless chosen with :PiIde model.
+    model = nil,
+    -- Per-filetype switch; filetypes not listed follow `enabled`.
+    filetypes = { gitcommit = false, help = false },
+    -- Insert-mode keys; false disables them all, or one of them.
+    keymaps = {
+      accept = "<Tab>",
+      accept_word = "<M-Right>",
+      accept_line = "<M-C-Right>",
+      next = "<M-]>",
+      prev = "<M-[>",
+      dismiss = "<C-]>",
+      trigger = "<M-\\>",
+    },
+  },
 }
 
 -- Type each option must have; options that default to nil name theirs here.
@@ -34,7 +60,12 @@ local types = {
   ["diff.keymaps"] = { "table", "boolean" },
   ["diff.keymaps.accept"] = { "string", "boolean" },
   ["diff.keymaps.reject"] = { "string", "boolean" },
+  ["suggestion.model"] = "string",
+  ["suggestion.keymaps"] = { "table", "boolean" },
 }
+for _, key in ipairs({ "accept", "accept_word", "accept_line", "next", "prev", "dismiss", "trigger" }) do
+  types["suggestion.keymaps." .. key] = { "string", "boolean" }
+end
 
 local log_levels = { error = true, warn = true, info = true, debug = true, trace = true }
 
@@ -60,7 +91,7 @@ local function merge(defaults, given, prefix, problems)
           wanted,
           type(value)
         )
-      elseif type(value) == "table" and type(default) == "table" then
+      elseif type(value) == "table" and type(default) == "table" and name ~= "suggestion.filetypes" then
         result[key] = merge(default, value, name .. ".", problems)
       else
         result[key] = value
@@ -85,6 +116,11 @@ function M.apply(opts)
       tostring(values.log_level)
     )
     values.log_level = M.defaults.log_level
+  end
+  local count = values.suggestion.count
+  if count < 1 or count > 3 or count % 1 ~= 0 then
+    problems[#problems + 1] = "option `suggestion.count` must be 1, 2 or 3 (using 3)"
+    values.suggestion.count = 3
   end
   if values.selection.debounce_ms < 0 then
     problems[#problems + 1] = "option `selection.debounce_ms` must not be negative (using the default)"

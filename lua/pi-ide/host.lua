@@ -59,6 +59,21 @@ function M.client_count()
   return state.client_count
 end
 
+--- Whether a client of `kind` ("pi" or "claude") is connected.
+function M.has_client(kind)
+  for _, client in pairs(state.clients) do
+    if client.kind == kind then
+      return true
+    end
+  end
+  return false
+end
+
+--- Filetypes the host parses itself (others use Neovim's parsers).
+function M.languages()
+  return state.info and state.info.languages or {}
+end
+
 --- Sends a notification to the host; false when it is not running.
 function M.notify(method, ...)
   if not state.job then

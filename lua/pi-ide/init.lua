@@ -24,6 +24,7 @@ function M.setup(opts)
   end
   local values = require("pi-ide.config").apply(opts)
   require("pi-ide.selection").setup(values.selection)
+  require("pi-ide.suggest").setup(values.suggestion)
   local group = vim.api.nvim_create_augroup("PiIde", { clear = true })
   vim.api.nvim_create_autocmd("DirChanged", {
     group = group,

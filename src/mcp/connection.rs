@@ -98,9 +98,7 @@ fn receive(shared: &Arc<Shared>, client: ClientId, text: &str, in_flight: &Arc<A
         Ok(Incoming::Notification { method, params }) => {
             dispatch::notification(shared, client, &method, params)
         }
-        Ok(Incoming::Response { id, .. }) => {
-            tracing::debug!("client {}: unexpected response {id}", client.0)
-        }
+        Ok(Incoming::Response { id, outcome }) => shared.outgoing.resolve(client, &id, outcome),
         Err(rejected) => {
             shared.hub.send(client, rejected.reply);
         }

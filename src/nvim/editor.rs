@@ -79,6 +79,38 @@ impl Editor {
             .map_err(|e| e.to_string())
     }
 
+    /// Subscribes to `buf`'s change events and returns its lines and
+    /// changedtick, read after the subscription so no change is missed.
+    pub async fn attach_buffer(&self, buf: i64) -> Result<(Vec<String>, u64), String> {
+        let attach = vec![Value::from(buf), Value::from(false), Value::Map(vec![])];
+        let attached = self
+            .nvim
+            .call("nvim_buf_attach", attach)
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+        if attached.as_bool() != Some(true) {
+            return Err("nvim_buf_attach refused".into());
+        }
+        let code = "local b = ...; return { vim.api.nvim_buf_get_lines(b, 0, -1, false), vim.api.nvim_buf_get_changedtick(b) }";
+        let value = self
+            .nvim
+            .exec_lua(code, vec![Value::from(buf)])
+            .await
+            .map_err(|e| lua_error_message(&e))?;
+        let Value::Array(parts) = value else {
+            return Err("unexpected buffer contents".into());
+        };
+        let lines = match parts.first() {
+            Some(Value::Array(lines)) => lines
+                .iter()
+                .map(|l| l.as_str().unwrap_or_default().to_owned())
+                .collect(),
+            _ => return Err("unexpected buffer lines".into()),
+        };
+        Ok((lines, parts.get(1).and_then(Value::as_u64).unwrap_or(0)))
+    }
+
     /// Lines `first..=last` (0-based) of buffer `buf`.
     pub async fn lines(&self, buf: i64, first: u32, last: u32) -> Result<Vec<String>, String> {
         let args = vec![

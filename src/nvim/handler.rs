@@ -8,7 +8,9 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::convert::to_json;
 use crate::diffs::DiffOutcome;
+use crate::outline::worker::{Command, Worker};
 use crate::selection::Positions;
+use crate::suggest::SuggestRequest;
 
 /// What Neovim told the host, in the order it happened.
 #[derive(Debug)]
@@ -16,17 +18,66 @@ pub enum EditorEvent {
     Selection(Positions),
     DiffDecided { id: u64, outcome: DiffOutcome },
     Cwd(String),
+    Suggest(SuggestRequest),
+    SuggestCancel(u64),
+    ListModels,
     Stop,
 }
 
 #[derive(Clone)]
 pub struct NvimHandler {
     events: UnboundedSender<EditorEvent>,
+    /// Buffer change events go straight to the outline worker, in order.
+    outline: Worker,
 }
 
 impl NvimHandler {
-    pub fn new(events: UnboundedSender<EditorEvent>) -> Self {
-        NvimHandler { events }
+    pub fn new(events: UnboundedSender<EditorEvent>, outline: Worker) -> Self {
+        NvimHandler { events, outline }
+    }
+}
+
+/// Parses `nvim_buf_*_event` notifications into worker commands.
+pub fn parse_buffer_event(name: &str, args: &[Value]) -> Option<Command> {
+    let buf = buffer_handle(args.first()?)?;
+    match name {
+        "nvim_buf_lines_event" => Some(Command::Lines {
+            buf,
+            tick: args.get(1)?.as_u64().unwrap_or(0),
+            first: args.get(2)?.as_i64()?,
+            last: args.get(3)?.as_i64()?,
+            lines: args
+                .get(4)?
+                .as_array()?
+                .iter()
+                .map(|l| l.as_str().unwrap_or_default().to_owned())
+                .collect(),
+        }),
+        "nvim_buf_detach_event" => Some(Command::Detach { buf }),
+        _ => None,
+    }
+}
+
+/// A buffer handle: msgpack ext type 0 holding an integer, or a plain integer.
+fn buffer_handle(value: &Value) -> Option<i64> {
+    if let Some(handle) = value.as_i64() {
+        return Some(handle);
+    }
+    let Value::Ext(_, bytes) = value else {
+        return None;
+    };
+    let (&tag, rest) = bytes.split_first()?;
+    let be = |n: usize| {
+        rest.get(..n)
+            .map(|b| b.iter().fold(0i64, |acc, &x| (acc << 8) | i64::from(x)))
+    };
+    match tag {
+        0x00..=0x7f => Some(i64::from(tag)),
+        0xcc => be(1),
+        0xcd => be(2),
+        0xce => be(4),
+        0xcf | 0xd3 => be(8),
+        _ => None,
     }
 }
 
@@ -46,6 +97,11 @@ pub fn parse_event(name: &str, args: &[Value]) -> Option<EditorEvent> {
             Some(EditorEvent::DiffDecided { id, outcome })
         }
         "cwd" => Some(EditorEvent::Cwd(args.first()?.as_str()?.to_owned())),
+        "suggest" => serde_json::from_value(to_json(args.first()?))
+            .ok()
+            .map(EditorEvent::Suggest),
+        "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
+        "list_models" => Some(EditorEvent::ListModels),
         "stop" => Some(EditorEvent::Stop),
         _ => None,
     }
@@ -56,6 +112,12 @@ impl nvim_rs::Handler for NvimHandler {
     type Writer = Compat<tokio::fs::File>;
 
     async fn handle_notify(&self, name: String, args: Vec<Value>, _: Neovim<Self::Writer>) {
+        if name.starts_with("nvim_buf_") {
+            if let Some(command) = parse_buffer_event(&name, &args) {
+                self.outline.send(command);
+            }
+            return;
+        }
         match parse_event(&name, &args) {
             Some(event) => {
                 let _ = self.events.send(event);
@@ -124,6 +186,37 @@ mod tests {
             parse_event("selection", &[positions]),
             Some(EditorEvent::Selection(_))
         ));
+    }
+
+    #[test]
+    fn buffer_events_carry_ext_handles() {
+        let buf = Value::Ext(0, vec![0xcd, 0x01, 0x02]);
+        let lines = Value::Array(vec![Value::from("a"), Value::from("b")]);
+        let args = [
+            buf.clone(),
+            Value::from(7),
+            Value::from(2),
+            Value::from(-1),
+            lines,
+            Value::from(false),
+        ];
+        let Some(Command::Lines {
+            buf: 258,
+            tick: 7,
+            first: 2,
+            last: -1,
+            lines,
+        }) = parse_buffer_event("nvim_buf_lines_event", &args)
+        else {
+            panic!("not parsed");
+        };
+        assert_eq!(lines, ["a", "b"]);
+        assert!(matches!(
+            parse_buffer_event("nvim_buf_detach_event", &[Value::Ext(0, vec![5])]),
+            Some(Command::Detach { buf: 5 })
+        ));
+        assert!(parse_buffer_event("nvim_buf_changedtick_event", &[buf, Value::from(8)]).is_none());
+        assert!(parse_buffer_event("nvim_buf_lines_event", &[Value::from("x")]).is_none());
     }
 
     #[test]

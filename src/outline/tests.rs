@@ -3,7 +3,7 @@
 
 use super::definitions::{Entry, render_centred};
 use super::document::Document;
-use super::{Limits, context};
+use super::{OUTLINE_BYTES, context};
 
 fn fixture(name: &str) -> Vec<String> {
     let path = format!(
@@ -146,15 +146,11 @@ const CASES: &[Case] = &[
 fn outlines_scopes_and_comments_of_every_pinned_language() {
     for &(filetype, file, outline, line, col, scope, comment) in CASES {
         let mut document = Document::new(fixture(file), 1, filetype);
-        let context = context(&mut document, line - 1, col, Limits::default());
+        let context = context(&mut document, line - 1, col, OUTLINE_BYTES).unwrap();
         if !outline.is_empty() {
-            assert_eq!(context.outline.as_deref(), Some(outline), "{file} outline");
+            assert_eq!(context.outline, outline, "{file} outline");
         }
-        assert_eq!(
-            context.enclosing_scope.as_deref().unwrap_or(""),
-            scope,
-            "{file}:{line}:{col} scope"
-        );
+        assert_eq!(context.enclosing_scope, scope, "{file}:{line}:{col} scope");
         assert_eq!(
             context.cursor_in_comment, comment,
             "{file}:{line}:{col} in comment"
@@ -174,7 +170,9 @@ fn comment_detection_looks_at_the_character_before_the_cursor() {
     .into();
     let mut document = Document::new(lines, 1, "rust");
     let in_comment = |document: &mut Document, row: usize, col: usize| {
-        context(document, row, col, Limits::default()).cursor_in_comment
+        context(document, row, col, OUTLINE_BYTES)
+            .unwrap()
+            .cursor_in_comment
     };
     assert!(!in_comment(&mut document, 0, 10), "before the comment");
     assert!(in_comment(&mut document, 0, 14), "inside it");
@@ -191,21 +189,9 @@ fn comment_detection_looks_at_the_character_before_the_cursor() {
 }
 
 #[test]
-fn cursor_windows_hold_the_configured_lines() {
-    let lines: Vec<String> = (0..100).map(|i| format!("line {i}")).collect();
-    let mut document = Document::new(lines, 1, "text");
-    let limits = Limits {
-        lines_before: 2,
-        lines_after: 1,
-        outline_bytes: 100,
-    };
-    let context = context(&mut document, 50, 3, limits);
-    assert_eq!(context.cursor_before, "line 48\nline 49\nlin");
-    assert_eq!(context.cursor_after, "e 50\nline 51");
-    assert_eq!(context.outline, None, "no grammar, no outline");
-    let at_edges = super::context(&mut document, 0, 999, limits);
-    assert_eq!(at_edges.cursor_before, "line 0");
-    assert_eq!(at_edges.cursor_after, "\nline 1");
+fn no_grammar_no_context() {
+    let mut document = Document::new(vec!["# title".into()], 1, "markdown");
+    assert_eq!(context(&mut document, 0, 3, OUTLINE_BYTES), None);
 }
 
 #[test]
@@ -243,15 +229,15 @@ fn a_large_file_edit_reparses_to_the_same_outline() {
     let lines: Vec<String> = (0..200).flat_map(|_| source.iter().cloned()).collect();
     let row = source.len() * 128;
     let mut document = Document::new(lines, 1, "rust");
-    let before = context(&mut document, row, 0, Limits::default());
+    let before = context(&mut document, row, 0, OUTLINE_BYTES).unwrap();
     document.apply(2, row, Some(row), vec!["fn added_here() {}".into()]);
-    let after = context(&mut document, row, 0, Limits::default());
-    let outline = after.outline.clone().unwrap();
+    let after = context(&mut document, row, 0, OUTLINE_BYTES).unwrap();
+    let outline = after.outline.clone();
     assert!(
         outline.contains(&format!("{}: fn added_here()", row + 1)),
         "{outline}"
     );
     assert_ne!(before.outline, after.outline);
     let mut fresh = Document::new(document.lines().to_vec(), 1, "rust");
-    assert_eq!(context(&mut fresh, row, 0, Limits::default()), after);
+    assert_eq!(context(&mut fresh, row, 0, OUTLINE_BYTES).unwrap(), after);
 }

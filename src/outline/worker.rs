@@ -7,8 +7,8 @@ use std::sync::mpsc;
 
 use tokio::sync::oneshot;
 
+use super::Context;
 use super::document::Document;
-use super::{Context, Limits};
 
 pub enum Command {
     /// A buffer's full contents right after `nvim_buf_attach`.
@@ -28,15 +28,33 @@ pub enum Command {
     },
     /// `nvim_buf_detach_event` or a wiped buffer.
     Detach { buf: i64 },
-    /// Context around a cursor; `None` when the buffer is not mirrored yet.
+    /// Context around a cursor.
     Context {
         buf: i64,
         row: usize,
         col: usize,
         filetype: String,
-        limits: Limits,
-        reply: oneshot::Sender<Option<Context>>,
+        outline_bytes: usize,
+        reply: oneshot::Sender<Lookup>,
     },
+}
+
+/// The answer to a context request.
+#[derive(Debug)]
+pub enum Lookup {
+    /// Mirrored; `None` when the filetype has no grammar.
+    Ready(Option<Context>),
+    /// Not mirrored: the asker must attach the buffer and send `Load`.
+    Attach,
+    /// Someone else is attaching it right now.
+    Pending,
+}
+
+/// What the worker holds for one buffer.
+enum Entry {
+    /// Attach requested; lines events are kept until `Load` arrives.
+    Attaching(Vec<(u64, i64, i64, Vec<String>)>),
+    Mirrored(Document),
 }
 
 /// Handle for sending commands; cheap to clone.
@@ -58,30 +76,30 @@ impl Worker {
         let _ = self.commands.send(command);
     }
 
-    /// Asks for the context; `None` when the buffer is not mirrored.
+    /// Asks for the context around a cursor.
     pub async fn context(
         &self,
         buf: i64,
         row: usize,
         col: usize,
         filetype: &str,
-        limits: Limits,
-    ) -> Option<Context> {
+        outline_bytes: usize,
+    ) -> Lookup {
         let (reply, answer) = oneshot::channel();
         self.send(Command::Context {
             buf,
             row,
             col,
             filetype: filetype.to_owned(),
-            limits,
+            outline_bytes,
             reply,
         });
-        answer.await.ok().flatten()
+        answer.await.unwrap_or(Lookup::Pending)
     }
 }
 
 fn run(queue: mpsc::Receiver<Command>) {
-    let mut documents: HashMap<i64, Document> = HashMap::new();
+    let mut buffers: HashMap<i64, Entry> = HashMap::new();
     for command in queue {
         match command {
             Command::Load {
@@ -90,7 +108,14 @@ fn run(queue: mpsc::Receiver<Command>) {
                 filetype,
                 lines,
             } => {
-                documents.insert(buf, Document::new(lines, tick, &filetype));
+                let mut document = Document::new(lines, tick, &filetype);
+                // Changes that raced the initial read; older ones are in `lines`.
+                if let Some(Entry::Attaching(early)) = buffers.remove(&buf) {
+                    for (tick, first, last, lines) in early {
+                        apply(&mut document, tick, first, last, lines);
+                    }
+                }
+                buffers.insert(buf, Entry::Mirrored(document));
             }
             Command::Lines {
                 buf,
@@ -98,29 +123,97 @@ fn run(queue: mpsc::Receiver<Command>) {
                 first,
                 last,
                 lines,
-            } => {
-                if let Some(document) = documents.get_mut(&buf) {
-                    let last = usize::try_from(last).ok();
-                    document.apply(tick, usize::try_from(first).unwrap_or(0), last, lines);
-                }
-            }
+            } => match buffers.get_mut(&buf) {
+                Some(Entry::Mirrored(document)) => apply(document, tick, first, last, lines),
+                Some(Entry::Attaching(early)) => early.push((tick, first, last, lines)),
+                None => {}
+            },
             Command::Detach { buf } => {
-                documents.remove(&buf);
+                buffers.remove(&buf);
             }
             Command::Context {
                 buf,
                 row,
                 col,
                 filetype,
-                limits,
+                outline_bytes,
                 reply,
             } => {
-                let context = documents.get_mut(&buf).map(|document| {
-                    document.set_filetype(&filetype);
-                    super::context(document, row, col, limits)
-                });
-                let _ = reply.send(context);
+                let lookup = match buffers.get_mut(&buf) {
+                    Some(Entry::Mirrored(document)) => {
+                        document.set_filetype(&filetype);
+                        Lookup::Ready(super::context(document, row, col, outline_bytes))
+                    }
+                    Some(Entry::Attaching(_)) => Lookup::Pending,
+                    None => {
+                        buffers.insert(buf, Entry::Attaching(Vec::new()));
+                        Lookup::Attach
+                    }
+                };
+                let _ = reply.send(lookup);
             }
         }
+    }
+}
+
+fn apply(document: &mut Document, tick: u64, first: i64, last: i64, lines: Vec<String>) {
+    document.apply(
+        tick,
+        usize::try_from(first).unwrap_or(0),
+        usize::try_from(last).ok(),
+        lines,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn edits_that_race_the_initial_read_are_applied_once() {
+        let worker = Worker::spawn().unwrap();
+        let limits = crate::outline::OUTLINE_BYTES;
+        assert!(matches!(
+            worker.context(1, 0, 0, "rust", limits).await,
+            Lookup::Attach
+        ));
+        assert!(
+            matches!(
+                worker.context(1, 0, 0, "rust", limits).await,
+                Lookup::Pending
+            ),
+            "one attacher at a time"
+        );
+        // Tick 3 is already in the loaded text, tick 4 came after it.
+        worker.send(Command::Lines {
+            buf: 1,
+            tick: 3,
+            first: 0,
+            last: 1,
+            lines: vec!["fn a() {}".into()],
+        });
+        worker.send(Command::Lines {
+            buf: 1,
+            tick: 4,
+            first: 1,
+            last: 1,
+            lines: vec!["fn b() {}".into()],
+        });
+        worker.send(Command::Load {
+            buf: 1,
+            tick: 3,
+            filetype: "rust".into(),
+            lines: vec!["fn a() {}".into()],
+        });
+        let Lookup::Ready(Some(context)) = worker.context(1, 1, 9, "rust", limits).await else {
+            panic!("not mirrored")
+        };
+        assert_eq!(context.outline, "1: fn a()\n2: fn b()");
+        assert_eq!(context.enclosing_scope, "2: fn b()");
+        worker.send(Command::Detach { buf: 1 });
+        assert!(matches!(
+            worker.context(1, 0, 0, "rust", limits).await,
+            Lookup::Attach
+        ));
     }
 }

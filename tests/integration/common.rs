@@ -107,9 +107,11 @@ impl Session {
             .args(["--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n"])
             .args(["--cmd", &format!("set rtp^={}", repo_root().display())])
             .args(["--cmd", "runtime plugin/pi-ide.lua"])
+            .args(["--cmd", "filetype on"])
             .current_dir(&work_dir)
             .env("PI_IDE_LOCK_DIR", &lock_dir)
             .env("XDG_STATE_HOME", &state_dir)
+            .env("XDG_DATA_HOME", state_dir.join("data"))
             .stderr(Stdio::null())
             .kill_on_drop(true);
         let (nvim, _io, child) = nvim_rs::create::tokio::new_child_cmd(&mut command, Dummy::new())
@@ -355,6 +357,48 @@ impl Agent {
             }
             self.backlog.push(message);
         }
+    }
+
+    /// Waits for a request from the editor (`getSuggestions`, …).
+    pub async fn editor_request(&mut self, method: &str) -> Value {
+        self.notification_or_request(method, true).await
+    }
+
+    async fn notification_or_request(&mut self, method: &str, request: bool) -> Value {
+        let wanted = |m: &Value| m["method"] == method && m.get("id").is_some() == request;
+        if let Some(at) = self.backlog.iter().position(wanted) {
+            return self.backlog.remove(at);
+        }
+        loop {
+            let message = self
+                .read()
+                .await
+                .expect("connection closed before the request");
+            if wanted(&message) {
+                return message;
+            }
+            self.backlog.push(message);
+        }
+    }
+
+    /// Answers an editor request with a result.
+    pub async fn reply(&mut self, id: &Value, result: Value) {
+        self.send_raw(&json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
+            .await;
+    }
+
+    /// Answers an editor request with an error.
+    pub async fn reply_error(&mut self, id: &Value, code: i64, message: &str) {
+        self.send_raw(
+            &json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+                .to_string(),
+        )
+        .await;
+    }
+
+    /// Messages received but not consumed yet.
+    pub fn backlog(&self) -> &[Value] {
+        &self.backlog
     }
 
     /// Drops what was buffered so far.

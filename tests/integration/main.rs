@@ -11,3 +11,4 @@ mod lua;
 mod mcp;
 mod reload;
 mod selection;
+mod suggest;

@@ -1,0 +1,378 @@
+-- Inline suggestions: asks the connected pi agent (through the host) after
+-- a pause in typing or on demand, shows the answer as ghost text, and lets
+-- the person accept all of it, a word or a line. Every keystroke handler
+-- does constant work: re-arm one timer, maybe cancel one request.
+local config = require("pi-ide.config")
+local ghost = require("pi-ide.ghost")
+local host = require("pi-ide.host")
+local util = require("pi-ide.util")
+
+local M = {}
+
+local uv = vim.uv or vim.loop
+
+local timer = nil
+local auto = true
+local next_token = 0
+-- The request in flight: { token, buf, row, col, tick, manual }.
+local pending = nil
+-- The suggestion on screen: { buf, row, col, items, index }.
+local shown = nil
+
+local function options()
+  return config.values.suggestion
+end
+
+local function cursor()
+  local pos = vim.api.nvim_win_get_cursor(0)
+  return pos[1] - 1, pos[2]
+end
+
+--- Whether suggestions apply to `buf`.
+local function eligible(buf)
+  local opts = options()
+  if vim.bo[buf].buftype ~= "" or vim.api.nvim_buf_get_name(buf) == "" then
+    return false
+  end
+  local by_filetype = opts.filetypes[vim.bo[buf].filetype]
+  if by_filetype ~= nil then
+    return by_filetype
+  end
+  return opts.enabled
+end
+
+local function cancel_pending()
+  if pending then
+    host.notify("suggest_cancel", pending.token)
+    pending = nil
+  end
+end
+
+local function render()
+  if not shown then
+    return
+  end
+  if vim.fn.pumvisible() == 1 then
+    ghost.clear(shown.buf)
+    return
+  end
+  ghost.show(shown.buf, shown.row, shown.col, shown.items[shown.index], shown.index, #shown.items)
+end
+
+--- Hides the suggestion and forgets it.
+function M.dismiss()
+  if shown then
+    ghost.clear(shown.buf)
+    shown = nil
+  end
+end
+
+--- The visible suggestion's text, or nil.
+function M.current()
+  return shown and shown.items[shown.index] or nil
+end
+
+function M.visible()
+  return shown ~= nil and vim.fn.pumvisible() == 0
+end
+
+--- "" or a short marker while a request is in flight, for statuslines.
+function M.status()
+  return pending and "pi…" or ""
+end
+
+local function windows(buf, row, col)
+  local opts = options()
+  local line = vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ""
+  local above = vim.api.nvim_buf_get_lines(buf, math.max(0, row - opts.lines_before), row, false)
+  local below = vim.api.nvim_buf_get_lines(buf, row + 1, row + 1 + opts.lines_after, false)
+  above[#above + 1] = line:sub(1, col)
+  table.insert(below, 1, line:sub(col + 1))
+  return table.concat(above, "\n"), table.concat(below, "\n")
+end
+
+--- Asks for suggestions at the cursor now.
+function M.trigger(manual)
+  local buf = vim.api.nvim_get_current_buf()
+  if not eligible(buf) then
+    if manual then
+      util.notify("suggestions are off for this buffer", vim.log.levels.WARN)
+    end
+    return
+  end
+  if not host.has_client("pi") then
+    if manual then
+      util.notify("no pi agent is connected (run /ide in pi)", vim.log.levels.WARN)
+    end
+    return
+  end
+  cancel_pending()
+  local row, col = cursor()
+  local filetype = vim.bo[buf].filetype
+  local before, after = windows(buf, row, col)
+  local request = {
+    buf = buf,
+    row = row,
+    col = col,
+    filetype = filetype,
+    path = vim.api.nvim_buf_get_name(buf),
+    before = before,
+    after = after,
+    count = options().count,
+    model = require("pi-ide.models").current(),
+  }
+  if not vim.tbl_contains(host.languages(), filetype) then
+    local fallback = require("pi-ide.fallback_context").context(buf, row, col, filetype)
+    if fallback then
+      request.outline, request.scope, request.in_comment = fallback.outline, fallback.scope, fallback.in_comment
+    end
+  end
+  next_token = next_token + 1
+  request.token = next_token
+  pending = {
+    token = next_token,
+    buf = buf,
+    row = row,
+    col = col,
+    tick = vim.api.nvim_buf_get_changedtick(buf),
+    manual = manual,
+  }
+  host.notify("suggest", request)
+end
+
+local function trigger_if_still_typing()
+  local mode = vim.api.nvim_get_mode().mode
+  if auto and mode:sub(1, 1) == "i" and vim.fn.pumvisible() == 0 then
+    M.trigger(false)
+  end
+end
+
+local trigger_on_main_loop = vim.schedule_wrap(trigger_if_still_typing)
+
+--- Host → Lua: the answer for request `token`.
+function M._on_result(token, suggestions, err)
+  local request = pending
+  if not request or request.token ~= token then
+    return
+  end
+  pending = nil
+  local row, col = cursor()
+  local same_place = vim.api.nvim_get_current_buf() == request.buf
+    and row == request.row
+    and col == request.col
+    and vim.api.nvim_buf_get_changedtick(request.buf) == request.tick
+  if not same_place then
+    return
+  end
+  if err ~= nil and err ~= vim.NIL then
+    if request.manual then
+      util.notify("no suggestion: " .. tostring(err), vim.log.levels.WARN)
+    end
+    return
+  end
+  if type(suggestions) ~= "table" or #suggestions == 0 then
+    if request.manual then
+      util.notify("the agent has no suggestion here")
+    end
+    return
+  end
+  shown = { buf = request.buf, row = row, col = col, items = suggestions, index = 1 }
+  render()
+end
+
+-- Keeps the suggestion if what was typed since it appeared is its beginning.
+local function follow_typing()
+  if not shown or vim.api.nvim_get_current_buf() ~= shown.buf then
+    return false
+  end
+  local row, col = cursor()
+  if row ~= shown.row or col < shown.col then
+    return false
+  end
+  if col == shown.col then
+    return true
+  end
+  local line = vim.api.nvim_get_current_line()
+  local typed = line:sub(shown.col + 1, col)
+  local kept = {}
+  for _, item in ipairs(shown.items) do
+    if vim.startswith(item, typed) and #item > #typed then
+      kept[#kept + 1] = item:sub(#typed + 1)
+    end
+  end
+  if #kept == 0 then
+    return false
+  end
+  shown.items, shown.index, shown.col = kept, math.min(shown.index, #kept), col
+  render()
+  return true
+end
+
+--- TextChangedI / CursorMovedI: constant work per keystroke.
+function M.on_typing()
+  cancel_pending()
+  if follow_typing() then
+    return
+  end
+  M.dismiss()
+  if auto then
+    timer:start(options().debounce_ms, 0, trigger_on_main_loop)
+  end
+end
+
+--- InsertLeave, BufLeave, cursor moves outside insert mode.
+function M.on_leave()
+  timer:stop()
+  cancel_pending()
+  M.dismiss()
+end
+
+local function next_word(text)
+  return text:match("^%s*[%w_]+") or text:match("^%s*[^%w_%s]+") or text
+end
+
+local function next_line(text)
+  if text:sub(1, 1) == "\n" then
+    return "\n" .. (text:match("^\n([^\n]*)") or "")
+  end
+  local newline = text:find("\n", 1, true)
+  return newline and text:sub(1, newline) or text
+end
+
+-- Inserts the start of the suggestion at the cursor as its own undo step.
+local function insert(part)
+  local text = shown.items[shown.index]
+  local buf, row, col = shown.buf, shown.row, shown.col
+  vim.o.undolevels = vim.o.undolevels
+  local lines = vim.split(part, "\n", { plain = true })
+  vim.api.nvim_buf_set_text(buf, row, col, row, col, lines)
+  local end_row = row + #lines - 1
+  local end_col = (#lines == 1 and col or 0) + #lines[#lines]
+  vim.api.nvim_win_set_cursor(0, { end_row + 1, end_col })
+  local rest = text:sub(#part + 1)
+  if rest == "" then
+    M.dismiss()
+  else
+    shown.items, shown.index, shown.row, shown.col = { rest }, 1, end_row, end_col
+    render()
+  end
+end
+
+--- Accepts the whole suggestion.
+function M.accept()
+  if not shown then
+    return false
+  end
+  insert(shown.items[shown.index])
+  return true
+end
+
+--- Accepts the suggestion up to the end of its next word.
+function M.accept_word()
+  if not shown then
+    return false
+  end
+  insert(next_word(shown.items[shown.index]))
+  return true
+end
+
+--- Accepts the suggestion up to the end of its current line.
+function M.accept_line()
+  if not shown then
+    return false
+  end
+  insert(next_line(shown.items[shown.index]))
+  return true
+end
+
+local function cycle(step)
+  if not shown then
+    return false
+  end
+  shown.index = (shown.index - 1 + step) % #shown.items + 1
+  render()
+  return true
+end
+
+function M.next()
+  return cycle(1)
+end
+
+function M.prev()
+  return cycle(-1)
+end
+
+--- Manual trigger from a key or :PiIde suggest.
+function M.trigger_now()
+  M.dismiss()
+  M.trigger(true)
+end
+
+--- Turns asking-while-typing on or off.
+function M.toggle_auto()
+  auto = not auto
+  util.notify("suggestions while typing: " .. (auto and "on" or "off"))
+  return auto
+end
+
+function M.auto_enabled()
+  return auto
+end
+
+local function map_keys(keys)
+  if type(keys) ~= "table" then
+    return
+  end
+  local keymaps = require("pi-ide.keymaps")
+  local actions = {
+    { "accept", "accept", "accept suggestion" },
+    { "accept_word", "accept_word", "accept suggestion word" },
+    { "accept_line", "accept_line", "accept suggestion line" },
+    { "next", "next", "next suggestion" },
+    { "prev", "prev", "previous suggestion" },
+    { "dismiss", "dismiss", "dismiss suggestion" },
+  }
+  for _, action in ipairs(actions) do
+    local lhs = keys[action[1]]
+    if type(lhs) == "string" then
+      keymaps.map(lhs, M.visible, action[2], action[3])
+    end
+  end
+  if type(keys.trigger) == "string" then
+    keymaps.map_always(keys.trigger, "trigger_now", "ask for a suggestion")
+  end
+  for name, action in pairs({ Accept = "accept", AcceptWord = "accept_word", AcceptLine = "accept_line" }) do
+    vim.keymap.set("i", "<Plug>(PiIdeSuggestion" .. name .. ")", function()
+      M[action]()
+    end, { desc = "pi-ide: " .. action })
+  end
+  for name, action in pairs({ Next = "next", Prev = "prev", Dismiss = "dismiss", Trigger = "trigger_now" }) do
+    vim.keymap.set("i", "<Plug>(PiIdeSuggestion" .. name .. ")", function()
+      M[action]()
+    end, { desc = "pi-ide: " .. action })
+  end
+end
+
+function M.setup(opts)
+  local group = vim.api.nvim_create_augroup("PiIdeSuggest", { clear = true })
+  auto = opts.auto_trigger
+  timer = timer or uv.new_timer()
+  vim.api.nvim_create_autocmd({ "TextChangedI", "CursorMovedI" }, {
+    group = group,
+    callback = M.on_typing,
+    desc = "pi-ide: follow typing, debounce suggestions",
+  })
+  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave", "CursorMoved" }, {
+    group = group,
+    callback = M.on_leave,
+    desc = "pi-ide: cancel and hide suggestions",
+  })
+  vim.api.nvim_create_autocmd({ "CompleteChanged", "CompleteDone" }, {
+    group = group,
+    callback = vim.schedule_wrap(render),
+    desc = "pi-ide: hide ghost text behind the completion menu",
+  })
+  map_keys(opts.keymaps)
+end
+
+return M
