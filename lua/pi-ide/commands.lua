@@ -71,7 +71,7 @@ M.subcommands = {
       )
       return
     end
-    (action or suggest.trigger_now)()
+    (action or suggest.trigger)()
   end,
   model = function()
     require("pi-ide.models").pick()

@@ -91,7 +91,16 @@ local function merge(defaults, given, prefix, problems)
           wanted,
           type(value)
         )
-      elseif type(value) == "table" and type(default) == "table" and name ~= "suggestion.filetypes" then
+      elseif name == "suggestion.filetypes" then
+        -- Any filetype may be named; each maps to a boolean.
+        for filetype, on in pairs(value) do
+          if type(on) == "boolean" then
+            result[key][filetype] = on
+          else
+            problems[#problems + 1] = ("option `%s.%s` must be a boolean (ignored)"):format(name, filetype)
+          end
+        end
+      elseif type(value) == "table" and type(default) == "table" then
         result[key] = merge(default, value, name .. ".", problems)
       else
         result[key] = value

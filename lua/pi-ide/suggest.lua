@@ -92,7 +92,7 @@ local function windows(buf, row, col)
 end
 
 --- Asks for suggestions at the cursor now.
-function M.trigger(manual)
+local function request(manual)
   local buf = vim.api.nvim_get_current_buf()
   if not eligible(buf) then
     if manual then
@@ -110,7 +110,7 @@ function M.trigger(manual)
   local row, col = cursor()
   local filetype = vim.bo[buf].filetype
   local before, after = windows(buf, row, col)
-  local request = {
+  local params = {
     buf = buf,
     row = row,
     col = col,
@@ -124,11 +124,11 @@ function M.trigger(manual)
   if not vim.tbl_contains(host.languages(), filetype) then
     local fallback = require("pi-ide.fallback_context").context(buf, row, col, filetype)
     if fallback then
-      request.outline, request.scope, request.in_comment = fallback.outline, fallback.scope, fallback.in_comment
+      params.outline, params.scope, params.in_comment = fallback.outline, fallback.scope, fallback.in_comment
     end
   end
   next_token = next_token + 1
-  request.token = next_token
+  params.token = next_token
   pending = {
     token = next_token,
     buf = buf,
@@ -137,13 +137,13 @@ function M.trigger(manual)
     tick = vim.api.nvim_buf_get_changedtick(buf),
     manual = manual,
   }
-  host.notify("suggest", request)
+  host.notify("suggest", params)
 end
 
 local function trigger_if_still_typing()
   local mode = vim.api.nvim_get_mode().mode
   if auto and mode:sub(1, 1) == "i" and vim.fn.pumvisible() == 0 then
-    M.trigger(false)
+    request(false)
   end
 end
 
@@ -151,32 +151,32 @@ local trigger_on_main_loop = vim.schedule_wrap(trigger_if_still_typing)
 
 --- Host → Lua: the answer for request `token`.
 function M._on_result(token, suggestions, err)
-  local request = pending
-  if not request or request.token ~= token then
+  local asked = pending
+  if not asked or asked.token ~= token then
     return
   end
   pending = nil
   local row, col = cursor()
-  local same_place = vim.api.nvim_get_current_buf() == request.buf
-    and row == request.row
-    and col == request.col
-    and vim.api.nvim_buf_get_changedtick(request.buf) == request.tick
+  local same_place = vim.api.nvim_get_current_buf() == asked.buf
+    and row == asked.row
+    and col == asked.col
+    and vim.api.nvim_buf_get_changedtick(asked.buf) == asked.tick
   if not same_place then
     return
   end
   if err ~= nil and err ~= vim.NIL then
-    if request.manual then
+    if asked.manual then
       util.notify("no suggestion: " .. tostring(err), vim.log.levels.WARN)
     end
     return
   end
   if type(suggestions) ~= "table" or #suggestions == 0 then
-    if request.manual then
+    if asked.manual then
       util.notify("the agent has no suggestion here")
     end
     return
   end
-  shown = { buf = request.buf, row = row, col = col, items = suggestions, index = 1 }
+  shown = { buf = asked.buf, row = row, col = col, items = suggestions, index = 1 }
   render()
 end
 
@@ -303,9 +303,9 @@ function M.prev()
 end
 
 --- Manual trigger from a key or :PiIde suggest.
-function M.trigger_now()
+function M.trigger()
   M.dismiss()
-  M.trigger(true)
+  request(true)
 end
 
 --- Turns asking-while-typing on or off.
@@ -339,14 +339,14 @@ local function map_keys(keys)
     end
   end
   if type(keys.trigger) == "string" then
-    keymaps.map_always(keys.trigger, "trigger_now", "ask for a suggestion")
+    keymaps.map_always(keys.trigger, "trigger", "ask for a suggestion")
   end
   for name, action in pairs({ Accept = "accept", AcceptWord = "accept_word", AcceptLine = "accept_line" }) do
     vim.keymap.set("i", "<Plug>(PiIdeSuggestion" .. name .. ")", function()
       M[action]()
     end, { desc = "pi-ide: " .. action })
   end
-  for name, action in pairs({ Next = "next", Prev = "prev", Dismiss = "dismiss", Trigger = "trigger_now" }) do
+  for name, action in pairs({ Next = "next", Prev = "prev", Dismiss = "dismiss", Trigger = "trigger" }) do
     vim.keymap.set("i", "<Plug>(PiIdeSuggestion" .. name .. ")", function()
       M[action]()
     end, { desc = "pi-ide: " .. action })

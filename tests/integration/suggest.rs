@@ -51,9 +51,7 @@ async fn line(session: &Session, row: usize) -> Value {
 
 /// Triggers by hand and answers the request with `suggestions`.
 async fn suggest(session: &Session, agent: &mut Agent, suggestions: &[&str]) -> Value {
-    session
-        .exec("require('pi-ide.suggest').trigger_now()")
-        .await;
+    session.exec("require('pi-ide.suggest').trigger()").await;
     let request = agent.editor_request("getSuggestions").await;
     agent
         .reply(&request["id"], json!({ "suggestions": suggestions }))
@@ -233,7 +231,7 @@ async fn comments_and_other_filetypes_are_detected() {
     let mut agent = session.connect().await;
     session.wait_clients(1).await;
     session
-        .exec("vim.api.nvim_win_set_cursor(0, {2, 8}); require('pi-ide.suggest').trigger_now()")
+        .exec("vim.api.nvim_win_set_cursor(0, {2, 8}); require('pi-ide.suggest').trigger()")
         .await;
     let request = agent.editor_request("getSuggestions").await;
     assert_eq!(request["params"]["language"], "lua");
@@ -272,9 +270,7 @@ async fn the_model_picker_lists_pi_models_and_remembers_the_choice() {
         picked["prompt"].as_str().unwrap().contains("x/y"),
         "the CLI override is shown"
     );
-    session
-        .exec("require('pi-ide.suggest').trigger_now()")
-        .await;
+    session.exec("require('pi-ide.suggest').trigger()").await;
     let request = agent.editor_request("getSuggestions").await;
     assert_eq!(request["params"]["model"], "deepseek/v4-flash");
     let stored =
@@ -292,9 +288,7 @@ async fn claude_clients_never_get_suggestion_requests() {
         .await;
     let mut claude = session.connect_claude().await;
     session.wait_clients(1).await;
-    session
-        .exec("require('pi-ide.suggest').trigger_now()")
-        .await;
+    session.exec("require('pi-ide.suggest').trigger()").await;
     let told = session.notifications().await;
     assert!(
         told.iter().any(|m| m.contains("no pi agent is connected")),
@@ -302,9 +296,7 @@ async fn claude_clients_never_get_suggestion_requests() {
     );
     let mut pi = session.connect().await;
     session.wait_clients(2).await;
-    session
-        .exec("require('pi-ide.suggest').trigger_now()")
-        .await;
+    session.exec("require('pi-ide.suggest').trigger()").await;
     pi.editor_request("getSuggestions").await;
     claude.request("tools/list", json!({})).await;
     assert!(
@@ -330,7 +322,7 @@ async fn filetypes_without_a_host_grammar_use_neovims_parser() {
     let mut agent = session.connect().await;
     session.wait_clients(1).await;
     session
-        .exec("vim.api.nvim_win_set_cursor(0, {2, 4}); require('pi-ide.suggest').trigger_now()")
+        .exec("vim.api.nvim_win_set_cursor(0, {2, 4}); require('pi-ide.suggest').trigger()")
         .await;
     let request = agent.editor_request("getSuggestions").await;
     assert_eq!(request["params"]["language"], "vim");

@@ -56,6 +56,24 @@ check("a negative debounce is refused", values.selection.debounce_ms == 100 and 
 values = config.apply({ bin = "/opt/pi-ide", lock_dir = "~/locks" })
 check("nil-default options accept strings", values.bin == "/opt/pi-ide" and values.lock_dir == "~/locks")
 
+values, problems = config.apply({ suggestion = { filetypes = { markdown = false }, count = 7, keymaps = false } })
+check("filetypes take any filetype name", values.suggestion.filetypes.markdown == false and #problems == 1, problems)
+check("the default filetype switches stay", values.suggestion.filetypes.gitcommit == false)
+check(
+  "a count above 3 is refused",
+  values.suggestion.count == 3 and problems[1]:find("suggestion.count") ~= nil,
+  problems
+)
+check("suggestion keymaps = false is allowed", values.suggestion.keymaps == false)
+
+values, problems = config.apply({ suggestion = { keymaps = { accept = false, next = "<C-n>", bogus = "x" } } })
+check("one suggestion key can be turned off", values.suggestion.keymaps.accept == false)
+check(
+  "others keep their defaults",
+  values.suggestion.keymaps.dismiss == "<C-]>" and values.suggestion.keymaps.next == "<C-n>"
+)
+check("an unknown key is reported", #problems == 1 and problems[1]:find("suggestion.keymaps.bogus") ~= nil, problems)
+
 local complete = require("pi-ide.commands").complete
 check(
   "completion lists subcommands",
@@ -67,6 +85,11 @@ check(
   #complete("", "PiIde ") == #require("pi-ide.commands").names()
 )
 check("no completion after a finished subcommand", #complete("", "PiIde status ") == 0)
+check(
+  "suggest actions complete",
+  vim.deep_equal(complete("t", "PiIde suggest t"), { "toggle" }),
+  complete("t", "PiIde suggest t")
+)
 
 check(
   "<Plug> mappings exist",
