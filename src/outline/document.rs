@@ -1,9 +1,22 @@
 //! A buffer's text mirrored from `nvim_buf_lines_event`s, with its syntax
 //! tree kept current by incremental reparses.
 
-use tree_sitter::{InputEdit, Parser, Point, Tree};
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+use tree_sitter::{InputEdit, ParseOptions, Parser, Point, Range, Tree};
 
 use super::languages::{self, LanguageSpec};
+
+/// Files longer than this are parsed in a window around the cursor: an
+/// incremental reparse costs time in proportion to the top-level nodes it
+/// re-checks, and a capped outline shows only the definitions near the
+/// cursor anyway.
+pub const WINDOW_ABOVE_LINES: usize = 12_000;
+/// Lines in such a window.
+const WINDOW_LINES: usize = 6_000;
+/// How far a window edge moves to land on a line that starts a statement.
+const SNAP_LINES: usize = 500;
 
 pub struct Document {
     /// The buffer's lines without newlines; the text is `lines.join("\n") + "\n"`.
@@ -18,9 +31,14 @@ pub struct Document {
 struct Syntax {
     spec: &'static LanguageSpec,
     parser: Parser,
+    /// The last complete tree, with later edits applied to its positions.
     tree: Option<Tree>,
     /// Edits arrived since `tree` was parsed.
     stale: bool,
+    /// A parse ran out of time and can resume where it stopped.
+    interrupted: bool,
+    /// The part of a long file being parsed; `None` = all of it.
+    window: Option<Range>,
 }
 
 impl Document {
@@ -57,6 +75,8 @@ impl Document {
                 parser,
                 tree: None,
                 stale: true,
+                interrupted: false,
+                window: None,
             })
         });
     }
@@ -92,15 +112,24 @@ impl Document {
         }
         if let Some(syntax) = &mut self.syntax {
             syntax.stale = true;
+            if syntax.interrupted {
+                // The half-done parse was of the old text.
+                syntax.parser.reset();
+                syntax.interrupted = false;
+            }
+            let edit = InputEdit {
+                start_byte,
+                old_end_byte,
+                new_end_byte,
+                start_position: Point::new(first, 0),
+                old_end_position: Point::new(last, 0),
+                new_end_position: Point::new(new_end_row, 0),
+            };
             if let Some(tree) = &mut syntax.tree {
-                tree.edit(&InputEdit {
-                    start_byte,
-                    old_end_byte,
-                    new_end_byte,
-                    start_position: Point::new(first, 0),
-                    old_end_position: Point::new(last, 0),
-                    new_end_position: Point::new(new_end_row, 0),
-                });
+                tree.edit(&edit);
+            }
+            if let Some(window) = &mut syntax.window {
+                edit.edit_range(window);
             }
         }
     }
@@ -109,36 +138,147 @@ impl Document {
         self.lines[..row].iter().map(|l| l.len() + 1).sum()
     }
 
-    /// The syntax tree (reparsed incrementally if edits arrived) and its
-    /// language, or `None` for a filetype without a grammar.
+    /// The syntax tree, reparsed to the current text without a time limit,
+    /// and its language; `None` for a filetype without a grammar.
     pub fn tree(&mut self) -> Option<(&Tree, &'static LanguageSpec)> {
+        self.parse(Duration::MAX);
         self.parsed().0
     }
 
-    /// The tree as [`Document::tree`] gives it, together with the lines.
-    pub fn parsed(&mut self) -> (Option<(&Tree, &'static LanguageSpec)>, &[String]) {
-        let Some(syntax) = self.syntax.as_mut() else {
-            return (None, &self.lines);
+    /// Parses a long file in a window around `row`, moving the window when
+    /// `row` comes near its edge; a short file is parsed whole.
+    pub fn focus(&mut self, row: usize) {
+        let total = self.lines.len();
+        let windowed = total > WINDOW_ABOVE_LINES;
+        let Some(syntax) = self.syntax.as_ref() else {
+            return;
         };
-        if syntax.stale || syntax.tree.is_none() {
-            let lines = &self.lines;
-            let mut read = |_byte: usize, at: Point| -> &[u8] {
-                match lines.get(at.row) {
-                    Some(line) if at.column < line.len() => &line.as_bytes()[at.column..],
-                    Some(_) => b"\n",
-                    None => b"",
-                }
+        let keep = match (&syntax.window, windowed) {
+            (None, false) => true,
+            (Some(current), true) => {
+                let (start, end) = (current.start_point.row, current.end_point.row);
+                let margin = (end - start) / 8;
+                (start == 0 || row >= start + margin) && (end >= total || row + margin < end)
+            }
+            _ => false,
+        };
+        if !keep {
+            let wanted = windowed.then(|| self.window_around(row));
+            let Some(syntax) = self.syntax.as_mut() else {
+                return;
             };
-            let tree = syntax
-                .parser
-                .parse_with_options(&mut read, syntax.tree.as_ref(), None);
-            syntax.stale = tree.is_none();
-            syntax.tree = tree;
+            syntax.window = wanted;
+            syntax.tree = None;
+            syntax.stale = true;
+            if syntax.interrupted {
+                syntax.parser.reset();
+                syntax.interrupted = false;
+            }
         }
-        (
-            syntax.tree.as_ref().map(|tree| (tree, syntax.spec)),
-            &self.lines,
-        )
+    }
+
+    /// `(more above, more below)`: whether the parsed window leaves out lines.
+    pub fn beyond_window(&self) -> (bool, bool) {
+        match self.syntax.as_ref().and_then(|syntax| syntax.window) {
+            Some(window) => (
+                window.start_point.row > 0,
+                window.end_point.row < self.lines.len(),
+            ),
+            None => (false, false),
+        }
+    }
+
+    fn window_around(&self, row: usize) -> Range {
+        let total = self.lines.len();
+        let starts_statement = |r: usize| {
+            self.lines[r]
+                .chars()
+                .next()
+                .is_some_and(|c| !c.is_whitespace() && !matches!(c, '}' | ')' | ']'))
+        };
+        let wanted_start = row.saturating_sub(WINDOW_LINES / 2);
+        let start = (wanted_start.saturating_sub(SNAP_LINES)..=wanted_start)
+            .rev()
+            .find(|&r| starts_statement(r))
+            .unwrap_or(wanted_start);
+        let wanted_end = (start + WINDOW_LINES).min(total);
+        let end = (wanted_end..(wanted_end + SNAP_LINES).min(total))
+            .find(|&r| starts_statement(r))
+            .unwrap_or(wanted_end);
+        let start_byte = self.byte_offset(start);
+        let end_byte = start_byte
+            + self.lines[start..end]
+                .iter()
+                .map(|l| l.len() + 1)
+                .sum::<usize>();
+        Range {
+            start_byte,
+            end_byte,
+            start_point: Point::new(start, 0),
+            end_point: Point::new(end, 0),
+        }
+    }
+
+    /// Whether a reparse is due (edits since the last complete tree).
+    pub fn needs_parse(&self) -> bool {
+        self.syntax.as_ref().is_some_and(|syntax| syntax.stale)
+    }
+
+    /// Reparses incrementally for at most `budget`; true when the tree now
+    /// matches the text. An unfinished parse resumes on the next call.
+    pub fn parse(&mut self, budget: Duration) -> bool {
+        let Some(syntax) = self.syntax.as_mut() else {
+            return false;
+        };
+        if !syntax.stale {
+            return true;
+        }
+        if !syntax.interrupted {
+            let ranges: Vec<Range> = syntax.window.into_iter().collect();
+            if syntax.parser.set_included_ranges(&ranges).is_err() {
+                syntax.window = None;
+                let _ = syntax.parser.set_included_ranges(&[]);
+            }
+        }
+        let lines = &self.lines;
+        let mut read = |_byte: usize, at: Point| -> &[u8] {
+            match lines.get(at.row) {
+                Some(line) if at.column < line.len() => &line.as_bytes()[at.column..],
+                Some(_) => b"\n",
+                None => b"",
+            }
+        };
+        let deadline = Instant::now().checked_add(budget);
+        let mut in_time = |_: &tree_sitter::ParseState| match deadline {
+            Some(deadline) if Instant::now() >= deadline => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        };
+        let options = ParseOptions::new().progress_callback(&mut in_time);
+        match syntax
+            .parser
+            .parse_with_options(&mut read, syntax.tree.as_ref(), Some(options))
+        {
+            Some(tree) => {
+                syntax.tree = Some(tree);
+                syntax.stale = false;
+                syntax.interrupted = false;
+                true
+            }
+            None => {
+                syntax.interrupted = true;
+                false
+            }
+        }
+    }
+
+    /// The last complete tree (current if [`Document::parse`] returned
+    /// true) and the lines; `None` for no grammar or no tree yet.
+    pub fn parsed(&self) -> (Option<(&Tree, &'static LanguageSpec)>, &[String]) {
+        let tree = self
+            .syntax
+            .as_ref()
+            .and_then(|syntax| syntax.tree.as_ref().map(|tree| (tree, syntax.spec)));
+        (tree, &self.lines)
     }
 
     /// The whole text, for tests and for checking the mirror.

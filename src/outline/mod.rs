@@ -11,6 +11,8 @@ pub mod document;
 pub mod languages;
 pub mod worker;
 
+use std::time::Duration;
+
 use document::Document;
 
 /// Default cap of an outline, in bytes.
@@ -26,26 +28,29 @@ pub struct Context {
     pub cursor_in_comment: bool,
 }
 
-/// The context at (`row`, byte `col`), or `None` for a filetype the host
-/// has no grammar for.
+/// How long a request may wait for a reparse before it uses the last
+/// complete tree; the rest of the parse happens while the worker is idle.
+pub const REPARSE_BUDGET: Duration = Duration::from_millis(6);
+
+/// The context at (`row`, byte `col`) after reparsing for at most
+/// `budget`, or `None` for a filetype the host has no grammar for.
 pub fn context(
     document: &mut Document,
     row: usize,
     col: usize,
     outline_bytes: usize,
+    budget: Duration,
 ) -> Option<Context> {
+    document.focus(row);
+    document.parse(budget);
+    let beyond = document.beyond_window();
     let (Some((tree, spec)), lines) = document.parsed() else {
         return None;
     };
     let row = row.min(lines.len().saturating_sub(1));
-    let entries = definitions::entries(tree, spec, lines);
-    let scope: Vec<String> = definitions::enclosing(&entries, row)
-        .into_iter()
-        .map(definitions::Entry::render)
-        .collect();
     Some(Context {
-        outline: definitions::render_centred(&entries, row, outline_bytes),
-        enclosing_scope: scope.join("\n"),
+        outline: definitions::outline(tree, spec, lines, row, outline_bytes, beyond),
+        enclosing_scope: definitions::enclosing(tree, spec, lines, row, col).join("\n"),
         cursor_in_comment: definitions::in_comment(tree, spec, row, col),
     })
 }

@@ -3,6 +3,8 @@
 
 use super::definitions::{Entry, render_centred};
 use super::document::Document;
+use std::time::Duration;
+
 use super::{OUTLINE_BYTES, context};
 
 fn fixture(name: &str) -> Vec<String> {
@@ -146,7 +148,7 @@ const CASES: &[Case] = &[
 fn outlines_scopes_and_comments_of_every_pinned_language() {
     for &(filetype, file, outline, line, col, scope, comment) in CASES {
         let mut document = Document::new(fixture(file), 1, filetype);
-        let context = context(&mut document, line - 1, col, OUTLINE_BYTES).unwrap();
+        let context = context(&mut document, line - 1, col, OUTLINE_BYTES, Duration::MAX).unwrap();
         if !outline.is_empty() {
             assert_eq!(context.outline, outline, "{file} outline");
         }
@@ -170,7 +172,7 @@ fn comment_detection_looks_at_the_character_before_the_cursor() {
     .into();
     let mut document = Document::new(lines, 1, "rust");
     let in_comment = |document: &mut Document, row: usize, col: usize| {
-        context(document, row, col, OUTLINE_BYTES)
+        context(document, row, col, OUTLINE_BYTES, Duration::MAX)
             .unwrap()
             .cursor_in_comment
     };
@@ -191,7 +193,10 @@ fn comment_detection_looks_at_the_character_before_the_cursor() {
 #[test]
 fn no_grammar_no_context() {
     let mut document = Document::new(vec!["# title".into()], 1, "markdown");
-    assert_eq!(context(&mut document, 0, 3, OUTLINE_BYTES), None);
+    assert_eq!(
+        context(&mut document, 0, 3, OUTLINE_BYTES, Duration::MAX),
+        None
+    );
 }
 
 #[test]
@@ -204,11 +209,11 @@ fn a_capped_outline_is_centred_on_the_cursor() {
             signature: format!("fn function_{i}()"),
         })
         .collect();
-    let rendered = render_centred(&entries, 5000, 1200);
+    let rendered = render_centred(&entries, 5000, 1200, false, false);
     assert!(rendered.len() <= 1200 + 80, "{}", rendered.len());
     assert!(rendered.contains("5001: fn function_500()"));
-    assert!(rendered.starts_with("… ") && rendered.contains("definitions above"));
-    assert!(rendered.ends_with("definitions below"));
+    assert!(rendered.starts_with("… earlier definitions not shown\n"));
+    assert!(rendered.ends_with("\n… later definitions not shown"));
     let lines: Vec<&str> = rendered.lines().collect();
     let centre = lines
         .iter()
@@ -217,7 +222,9 @@ fn a_capped_outline_is_centred_on_the_cursor() {
     let (above, below) = (centre, lines.len() - centre);
     assert!(above.abs_diff(below) <= 2, "{above} above, {below} below");
     assert_eq!(
-        render_centred(&entries[..3], 0, 1200).lines().count(),
+        render_centred(&entries[..3], 0, 1200, false, false)
+            .lines()
+            .count(),
         3,
         "small outlines are whole"
     );
@@ -229,9 +236,9 @@ fn a_large_file_edit_reparses_to_the_same_outline() {
     let lines: Vec<String> = (0..200).flat_map(|_| source.iter().cloned()).collect();
     let row = source.len() * 128;
     let mut document = Document::new(lines, 1, "rust");
-    let before = context(&mut document, row, 0, OUTLINE_BYTES).unwrap();
+    let before = context(&mut document, row, 0, OUTLINE_BYTES, Duration::MAX).unwrap();
     document.apply(2, row, Some(row), vec!["fn added_here() {}".into()]);
-    let after = context(&mut document, row, 0, OUTLINE_BYTES).unwrap();
+    let after = context(&mut document, row, 0, OUTLINE_BYTES, Duration::MAX).unwrap();
     let outline = after.outline.clone();
     assert!(
         outline.contains(&format!("{}: fn added_here()", row + 1)),
@@ -239,5 +246,66 @@ fn a_large_file_edit_reparses_to_the_same_outline() {
     );
     assert_ne!(before.outline, after.outline);
     let mut fresh = Document::new(document.lines().to_vec(), 1, "rust");
-    assert_eq!(context(&mut fresh, row, 0, OUTLINE_BYTES).unwrap(), after);
+    assert_eq!(
+        context(&mut fresh, row, 0, OUTLINE_BYTES, Duration::MAX).unwrap(),
+        after
+    );
+}
+
+#[test]
+fn long_files_are_parsed_in_a_window_that_follows_the_cursor() {
+    let source = fixture("sample.rs");
+    let n = source.len();
+    let lines: Vec<String> = (0..600).flat_map(|_| source.iter().cloned()).collect();
+    assert!(lines.len() > super::document::WINDOW_ABOVE_LINES);
+    let mut document = Document::new(lines, 1, "rust");
+    let scope_at = |first: usize| {
+        format!(
+            "{}: impl Area for Shape\n{}:   fn area(&self) -> f64",
+            first,
+            first + 1
+        )
+    };
+
+    let row = n * 300 + 18;
+    let context_at = |document: &mut Document, row: usize| {
+        context(document, row, 8, OUTLINE_BYTES, Duration::MAX).unwrap()
+    };
+    let middle = context_at(&mut document, row);
+    assert!(
+        middle
+            .outline
+            .starts_with("… earlier definitions not shown\n"),
+        "{}",
+        &middle.outline[..80]
+    );
+    assert!(middle.outline.ends_with("\n… later definitions not shown"));
+    assert!(
+        middle
+            .outline
+            .contains(&format!("\n{}: impl Area for Shape\n", n * 300 + 18))
+    );
+    assert_eq!(middle.enclosing_scope, scope_at(n * 300 + 18));
+
+    // A line added above the window shifts every row of the window.
+    document.apply(2, 0, Some(0), vec!["// a new first line".into()]);
+    assert_eq!(
+        context_at(&mut document, row + 1).enclosing_scope,
+        scope_at(n * 300 + 19)
+    );
+
+    // Far from the window, the window follows the cursor.
+    let near_top = n * 2 + 18 + 1;
+    let top = context_at(&mut document, near_top);
+    assert_eq!(top.enclosing_scope, scope_at(n * 2 + 19));
+    assert!(
+        !top.outline.starts_with('…'),
+        "the window starts at the top of the file"
+    );
+    let mut fresh = Document::new(document.lines().to_vec(), 1, "rust");
+    assert_eq!(
+        context_at(&mut fresh, near_top),
+        top,
+        "same as a fresh document"
+    );
 }

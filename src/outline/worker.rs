@@ -4,11 +4,12 @@
 
 use std::collections::HashMap;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
-use super::Context;
 use super::document::Document;
+use super::{Context, REPARSE_BUDGET};
 
 pub enum Command {
     /// A buffer's full contents right after `nvim_buf_attach`.
@@ -54,7 +55,7 @@ pub enum Lookup {
 enum Entry {
     /// Attach requested; lines events are kept until `Load` arrives.
     Attaching(Vec<(u64, i64, i64, Vec<String>)>),
-    Mirrored(Document),
+    Mirrored(Mirror),
 }
 
 /// Handle for sending commands; cheap to clone.
@@ -98,60 +99,120 @@ impl Worker {
     }
 }
 
+/// A slice of background parsing between two looks at the queue.
+const IDLE_SLICE: Duration = Duration::from_millis(2);
+/// Background parsing a document may use after each edit; a file whose
+/// parse takes longer (pathological syntax errors) waits for requests.
+const IDLE_BUDGET: Duration = Duration::from_secs(2);
+
+/// A mirrored document and the idle time it may still use to reparse.
+struct Mirror {
+    document: Document,
+    idle_left: Duration,
+}
+
+impl Mirror {
+    fn new(document: Document) -> Self {
+        Mirror {
+            document,
+            idle_left: IDLE_BUDGET,
+        }
+    }
+
+    fn wants_idle_time(&self) -> bool {
+        self.document.needs_parse() && !self.idle_left.is_zero()
+    }
+}
+
 fn run(queue: mpsc::Receiver<Command>) {
     let mut buffers: HashMap<i64, Entry> = HashMap::new();
-    for command in queue {
-        match command {
-            Command::Load {
-                buf,
-                tick,
-                filetype,
-                lines,
-            } => {
-                let mut document = Document::new(lines, tick, &filetype);
-                // Changes that raced the initial read; older ones are in `lines`.
-                if let Some(Entry::Attaching(early)) = buffers.remove(&buf) {
-                    for (tick, first, last, lines) in early {
-                        apply(&mut document, tick, first, last, lines);
-                    }
+    loop {
+        let idle_work = buffers.values_mut().find_map(|entry| match entry {
+            Entry::Mirrored(mirror) if mirror.wants_idle_time() => Some(mirror),
+            _ => None,
+        });
+        let command = match idle_work {
+            Some(mirror) => match queue.try_recv() {
+                Ok(command) => command,
+                Err(mpsc::TryRecvError::Empty) => {
+                    let started = Instant::now();
+                    mirror.document.parse(IDLE_SLICE);
+                    mirror.idle_left = mirror.idle_left.saturating_sub(started.elapsed());
+                    continue;
                 }
-                buffers.insert(buf, Entry::Mirrored(document));
-            }
-            Command::Lines {
-                buf,
-                tick,
-                first,
-                last,
-                lines,
-            } => match buffers.get_mut(&buf) {
-                Some(Entry::Mirrored(document)) => apply(document, tick, first, last, lines),
-                Some(Entry::Attaching(early)) => early.push((tick, first, last, lines)),
-                None => {}
+                Err(mpsc::TryRecvError::Disconnected) => break,
             },
-            Command::Detach { buf } => {
-                buffers.remove(&buf);
+            None => match queue.recv() {
+                Ok(command) => command,
+                Err(_) => break,
+            },
+        };
+        handle(command, &mut buffers);
+    }
+}
+
+fn handle(command: Command, buffers: &mut HashMap<i64, Entry>) {
+    match command {
+        Command::Load {
+            buf,
+            tick,
+            filetype,
+            lines,
+        } => {
+            let mut document = Document::new(lines, tick, &filetype);
+            // Changes that raced the initial read; older ones are in `lines`.
+            if let Some(Entry::Attaching(early)) = buffers.remove(&buf) {
+                for (tick, first, last, lines) in early {
+                    apply(&mut document, tick, first, last, lines);
+                }
             }
-            Command::Context {
-                buf,
-                row,
-                col,
-                filetype,
-                outline_bytes,
-                reply,
-            } => {
-                let lookup = match buffers.get_mut(&buf) {
-                    Some(Entry::Mirrored(document)) => {
-                        document.set_filetype(&filetype);
-                        Lookup::Ready(super::context(document, row, col, outline_bytes))
-                    }
-                    Some(Entry::Attaching(_)) => Lookup::Pending,
-                    None => {
-                        buffers.insert(buf, Entry::Attaching(Vec::new()));
-                        Lookup::Attach
-                    }
-                };
-                let _ = reply.send(lookup);
+            buffers.insert(buf, Entry::Mirrored(Mirror::new(document)));
+        }
+        Command::Lines {
+            buf,
+            tick,
+            first,
+            last,
+            lines,
+        } => match buffers.get_mut(&buf) {
+            Some(Entry::Mirrored(mirror)) => {
+                apply(&mut mirror.document, tick, first, last, lines);
+                mirror.idle_left = IDLE_BUDGET;
             }
+            Some(Entry::Attaching(early)) => early.push((tick, first, last, lines)),
+            None => {}
+        },
+        Command::Detach { buf } => {
+            buffers.remove(&buf);
+        }
+        Command::Context {
+            buf,
+            row,
+            col,
+            filetype,
+            outline_bytes,
+            reply,
+        } => {
+            let lookup = match buffers.get_mut(&buf) {
+                Some(Entry::Mirrored(mirror)) => {
+                    let document = &mut mirror.document;
+                    document.set_filetype(&filetype);
+                    // A first parse runs to the end (edits would keep restarting
+                    // it); its size is bounded by the parse window.
+                    let budget = if document.parsed().0.is_some() {
+                        REPARSE_BUDGET
+                    } else {
+                        Duration::MAX
+                    };
+                    Lookup::Ready(super::context(document, row, col, outline_bytes, budget))
+                }
+                Some(Entry::Attaching(_)) => Lookup::Pending,
+                None => {
+                    buffers.insert(buf, Entry::Attaching(Vec::new()));
+                    Lookup::Attach
+                }
+            };
+            let _ = reply.send(lookup);
         }
     }
 }

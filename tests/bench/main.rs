@@ -1,0 +1,42 @@
+//! Benchmark: starts real headless Neovim with the plugin and prints one line
+//! per figure, `name: value unit`, each the median of repeated runs.
+//!
+//! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- suggest`
+//! to run the groups whose name contains the word.
+
+#[path = "../integration/common.rs"]
+mod common;
+
+mod stamped;
+mod suggestions;
+
+/// Prints one figure.
+pub fn report(name: &str, value: f64, unit: &str) {
+    println!("{name}: {value:.3} {unit}");
+}
+
+/// The median of a sample.
+pub fn median(mut sample: Vec<f64>) -> f64 {
+    sample.sort_by(f64::total_cmp);
+    let n = sample.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        sample[n / 2]
+    } else {
+        (sample[n / 2 - 1] + sample[n / 2]) / 2.0
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let wanted: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let runs = |group: &str| wanted.is_empty() || wanted.iter().any(|w| group.contains(w.as_str()));
+    if runs("suggest") {
+        suggestions::run().await;
+    }
+}
