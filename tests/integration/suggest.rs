@@ -332,3 +332,51 @@ async fn filetypes_without_a_host_grammar_use_neovims_parser() {
         "1: function! Greet(name)"
     );
 }
+
+#[tokio::test]
+async fn ghost_text_hides_behind_the_completion_menu_and_the_statusline_shows_requests() {
+    let (session, mut agent) = editing().await;
+    session.exec("require('pi-ide.suggest').trigger()").await;
+    assert_eq!(
+        session
+            .lua("return require('pi-ide.suggest').status()")
+            .await,
+        "pi…"
+    );
+    let request = agent.editor_request("getSuggestions").await;
+    agent
+        .reply(&request["id"], json!({"suggestions": ["shown()"]}))
+        .await;
+    wait_shown(&session, "shown()").await;
+    assert_eq!(
+        session
+            .lua("return require('pi-ide.suggest').status()")
+            .await,
+        ""
+    );
+    let marks = "return #vim.api.nvim_buf_get_extmarks(0, vim.api.nvim_create_namespace('pi-ide-suggest'), 0, -1, {})";
+    session
+        .exec("vim.o.completeopt = 'menuone,noinsert,noselect'")
+        .await;
+    session
+        .input("<C-r>=complete(col('.'), ['alpha', 'beta'])[-1]<CR>")
+        .await;
+    eventually("the menu to hide the ghost text", || async {
+        let hidden =
+            session.lua(marks).await == 0 && session.lua("return vim.fn.pumvisible()").await == 1;
+        hidden.then_some(())
+    })
+    .await;
+    assert_eq!(
+        session
+            .lua("return require('pi-ide.suggest').visible()")
+            .await,
+        false
+    );
+    assert_eq!(shown(&session).await, "shown()", "kept while hidden");
+    session.input("<C-e>").await;
+    eventually("the ghost text to come back", || async {
+        (session.lua(marks).await == 1).then_some(())
+    })
+    .await;
+}
