@@ -64,6 +64,9 @@ local function teardown(entry)
     return
   end
   diffs[entry.id] = nil
+  if entry.stop_watching then
+    entry.stop_watching()
+  end
   vim.schedule(function()
     for _, buf in ipairs({ entry.proposed_buf, entry.original_buf }) do
       if vim.api.nvim_buf_is_valid(buf) then
@@ -132,6 +135,30 @@ local function map_keys(entry)
   end
 end
 
+-- The file changed on disk while the diff is open: show the new contents on
+-- the left so the person decides against what is really there.
+local function show_disk_change(entry, spec, left)
+  if diffs[entry.id] ~= entry or not vim.api.nvim_buf_is_valid(entry.original_buf) then
+    return
+  end
+  local ok, lines = pcall(vim.fn.readfile, spec.original_path)
+  if not ok then
+    lines = { "" }
+  end
+  local buf = entry.original_buf
+  vim.bo[buf].modifiable, vim.bo[buf].readonly = true, false
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable, vim.bo[buf].readonly = false, true
+  if vim.api.nvim_win_is_valid(left) then
+    vim.wo[left].winbar = "%#WarningMsg#⚠ changed on disk since the agent proposed this%*"
+  end
+  vim.cmd("diffupdate")
+  util.notify(
+    ("%s changed on disk while its diff is open"):format(vim.fn.fnamemodify(spec.original_path, ":~:.")),
+    vim.log.levels.WARN
+  )
+end
+
 local function open(spec, entry)
   local filetype = vim.filetype.match({ filename = spec.path })
   local label = ("pi-ide://%d/%s"):format(spec.id, vim.fs.basename(spec.path))
@@ -173,6 +200,9 @@ local function open(spec, entry)
     end,
   })
   map_keys(entry)
+  entry.stop_watching = require("pi-ide.disk_watch").watch(spec.original_path, function()
+    show_disk_change(entry, spec, left)
+  end)
 end
 
 --- Host → Lua: show diff `spec`. An error makes the host answer DIFF_REJECTED.

@@ -5,12 +5,8 @@ local util = require("pi-ide.util")
 
 local M = {}
 
-local uv = vim.uv or vim.loop
-
 -- How long to wait for the agent's write.
 local WATCH_MS = 60000
--- Writes come as truncate + write: wait for the file to settle.
-local SETTLE_MS = 30
 
 --- Reloads `buf` from disk keeping each window's view, or keeps unsaved edits.
 function M.reload(buf, path)
@@ -48,30 +44,9 @@ function M.watch(path)
   if not buf then
     return
   end
-  local watcher, deadline, settle = uv.new_fs_event(), uv.new_timer(), uv.new_timer()
-  local function stop()
-    for _, handle in ipairs({ watcher, deadline, settle }) do
-      if not handle:is_closing() then
-        handle:close()
-      end
-    end
-  end
-  local base = vim.fs.basename(path)
-  local ok = watcher:start(vim.fs.dirname(path), {}, function(err, name)
-    if err or name == base then
-      settle:start(SETTLE_MS, 0, function()
-        stop()
-        vim.schedule(function()
-          M.reload(buf, path)
-        end)
-      end)
-    end
-  end)
-  if not ok then
-    stop()
-    return
-  end
-  deadline:start(WATCH_MS, 0, stop)
+  require("pi-ide.disk_watch").watch(path, function()
+    M.reload(buf, path)
+  end, { once = true, timeout_ms = WATCH_MS })
 end
 
 return M

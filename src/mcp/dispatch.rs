@@ -7,9 +7,45 @@ use serde_json::{Value, json};
 use crate::host::Shared;
 use crate::hub::ClientId;
 use crate::jsonrpc;
-use crate::tools;
+use crate::tools::{self, ToolCall, ToolError};
 
 pub const PROTOCOL_VERSION: &str = "2024-11-05";
+
+/// What a request asks for, decided without touching the editor (so the
+/// whole path from bytes to action can be fuzzed).
+#[derive(Debug)]
+pub enum Route {
+    Initialize {
+        client_name: Option<String>,
+    },
+    /// A fixed answer.
+    Answer(Value),
+    Tool(ToolCall),
+    Fail(ToolError),
+}
+
+pub fn route(method: &str, params: &Value) -> Route {
+    match method {
+        "initialize" => Route::Initialize {
+            client_name: params
+                .pointer("/clientInfo/name")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        },
+        "ping" => Route::Answer(json!({})),
+        "tools/list" => Route::Answer(json!({"tools": tools::list()})),
+        "tools/call" => match tools::parse_call(params) {
+            Ok(call) => Route::Tool(call),
+            Err(error) => Route::Fail(error),
+        },
+        "prompts/list" => Route::Answer(json!({"prompts": []})),
+        "resources/list" => Route::Answer(json!({"resources": []})),
+        _ => Route::Fail(ToolError {
+            code: jsonrpc::METHOD_NOT_FOUND,
+            message: format!("Method not found: {method}"),
+        }),
+    }
+}
 
 /// Handles one request and queues its reply.
 pub async fn request(
@@ -19,18 +55,16 @@ pub async fn request(
     method: &str,
     params: Value,
 ) {
-    let reply = match method {
-        "initialize" => {
-            if let Some(name) = params.pointer("/clientInfo/name").and_then(Value::as_str) {
-                shared.hub.set_name(client, name.to_owned());
-                if let Some(kind) = shared.hub.kind(client) {
-                    let event = crate::host::client_json(client, kind, Some(name.to_owned()));
-                    shared.editor.push(
-                        "pi-ide.host",
-                        "_on_client",
-                        vec![json!("initialized"), event],
-                    );
-                }
+    let outcome = match route(method, &params) {
+        Route::Initialize { client_name } => {
+            if let (Some(name), Some(kind)) = (client_name, shared.hub.kind(client)) {
+                shared.hub.set_name(client, name.clone());
+                let event = crate::host::client_json(client, kind, Some(name));
+                shared.editor.push(
+                    "pi-ide.host",
+                    "_on_client",
+                    vec![json!("initialized"), event],
+                );
             }
             shared
                 .hub
@@ -39,19 +73,13 @@ pub async fn request(
             shared.push_selection(client).await;
             return;
         }
-        "ping" => jsonrpc::result(&id, json!({})),
-        "tools/list" => jsonrpc::result(&id, json!({"tools": tools::list()})),
-        "tools/call" => match tools::call(shared, client, params).await {
-            Ok(result) => jsonrpc::result(&id, result),
-            Err(error) => jsonrpc::error(&id, error.code, &error.message),
-        },
-        "prompts/list" => jsonrpc::result(&id, json!({"prompts": []})),
-        "resources/list" => jsonrpc::result(&id, json!({"resources": []})),
-        _ => jsonrpc::error(
-            &id,
-            jsonrpc::METHOD_NOT_FOUND,
-            &format!("Method not found: {method}"),
-        ),
+        Route::Answer(result) => Ok(result),
+        Route::Tool(call) => tools::run(shared, client, call).await,
+        Route::Fail(error) => Err(error),
+    };
+    let reply = match outcome {
+        Ok(result) => jsonrpc::result(&id, result),
+        Err(error) => jsonrpc::error(&id, error.code, &error.message),
     };
     shared.hub.send(client, reply);
 }

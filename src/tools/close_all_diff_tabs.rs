@@ -16,7 +16,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     schema: || json!({"type": "object", "properties": {}}),
 };
 
-pub fn call(shared: &Arc<Shared>, client: ClientId) -> Value {
+pub fn run(shared: &Arc<Shared>, client: ClientId) -> Value {
     let diffs = shared.diffs.take_client(client);
     let count = diffs.len();
     for diff in diffs {

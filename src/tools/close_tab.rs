@@ -24,15 +24,18 @@ pub const SPEC: ToolSpec = ToolSpec {
     },
 };
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Debug, Deserialize)]
+pub struct Args {
     tab_name: String,
 }
 
-pub fn call(shared: &Arc<Shared>, client: ClientId, args: Value) -> Result<Value, ToolError> {
-    let args: Args = arguments("close_tab", args)?;
+pub fn parse(args: Value) -> Result<Args, ToolError> {
+    arguments("close_tab", args)
+}
+
+pub fn run(shared: &Arc<Shared>, client: ClientId, args: Args) -> Value {
     if let Some(diff) = shared.diffs.take_tab(client, &args.tab_name) {
         shared.finish_diff(diff, DiffOutcome::Rejected { reason: None });
     }
-    Ok(text_content(&["TAB_CLOSED"]))
+    text_content(&["TAB_CLOSED"])
 }

@@ -22,14 +22,16 @@ pub const SPEC: ToolSpec = ToolSpec {
     },
 };
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Args {
+#[derive(Debug, Deserialize)]
+pub struct Args {
     uri: Option<String>,
 }
 
-pub async fn call(shared: &Arc<Shared>, client: ClientId, args: Value) -> Result<Value, ToolError> {
-    let args: Args = arguments("getDiagnostics", args)?;
+pub fn parse(args: Value) -> Result<Args, ToolError> {
+    arguments("getDiagnostics", args)
+}
+
+pub async fn run(shared: &Arc<Shared>, client: ClientId, args: Args) -> Result<Value, ToolError> {
     let files = shared
         .editor
         .diagnostics(args.uri.as_deref())

@@ -61,12 +61,17 @@ pub fn list() -> Value {
         .collect()
 }
 
-/// `tools/call {name, arguments}`.
-pub async fn call(
-    shared: &Arc<Shared>,
-    client: ClientId,
-    params: Value,
-) -> Result<Value, ToolError> {
+/// A `tools/call` whose tool exists and whose arguments were checked.
+#[derive(Debug)]
+pub enum ToolCall {
+    OpenDiff(open_diff::Request),
+    CloseTab(close_tab::Args),
+    CloseAllDiffTabs,
+    GetDiagnostics(get_diagnostics::Args),
+}
+
+/// Checks `tools/call {name, arguments}` without touching the editor.
+pub fn parse_call(params: &Value) -> Result<ToolCall, ToolError> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(ToolError::invalid_params(
             "tools/call needs a string `name`",
@@ -77,11 +82,25 @@ pub async fn call(
         Some(arguments) => arguments.clone(),
     };
     match name {
-        "openDiff" => Ok(open_diff::call(shared, client, arguments).await),
-        "close_tab" => close_tab::call(shared, client, arguments),
-        "closeAllDiffTabs" => Ok(close_all_diff_tabs::call(shared, client)),
-        "getDiagnostics" => get_diagnostics::call(shared, client, arguments).await,
+        "openDiff" => Ok(ToolCall::OpenDiff(open_diff::parse(arguments))),
+        "close_tab" => close_tab::parse(arguments).map(ToolCall::CloseTab),
+        "closeAllDiffTabs" => Ok(ToolCall::CloseAllDiffTabs),
+        "getDiagnostics" => get_diagnostics::parse(arguments).map(ToolCall::GetDiagnostics),
         _ => Err(ToolError::invalid_params(format!("Unknown tool: {name}"))),
+    }
+}
+
+/// Runs a checked tool call.
+pub async fn run(
+    shared: &Arc<Shared>,
+    client: ClientId,
+    call: ToolCall,
+) -> Result<Value, ToolError> {
+    match call {
+        ToolCall::OpenDiff(request) => Ok(open_diff::run(shared, client, request).await),
+        ToolCall::CloseTab(args) => Ok(close_tab::run(shared, client, args)),
+        ToolCall::CloseAllDiffTabs => Ok(close_all_diff_tabs::run(shared, client)),
+        ToolCall::GetDiagnostics(args) => get_diagnostics::run(shared, client, args).await,
     }
 }
 

@@ -32,28 +32,37 @@ pub const SPEC: ToolSpec = ToolSpec {
     },
 };
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Debug, Deserialize)]
+pub struct Args {
     old_file_path: String,
     new_file_path: String,
     new_file_contents: String,
     tab_name: String,
 }
 
-pub async fn call(shared: &Arc<Shared>, client: ClientId, args: Value) -> Value {
+/// Checked `openDiff` arguments; bad ones still need a `DIFF_REJECTED`
+/// naming the tab, never a JSON-RPC error.
+#[derive(Debug)]
+pub struct Request {
+    tab_name: String,
+    args: Result<Args, String>,
+}
+
+pub fn parse(args: Value) -> Request {
     let tab_name = args
         .get("tab_name")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let args: Args = match serde_json::from_value(args) {
+    let args = serde_json::from_value(args)
+        .map_err(|error| format!("invalid openDiff arguments: {error}"));
+    Request { tab_name, args }
+}
+
+pub async fn run(shared: &Arc<Shared>, client: ClientId, request: Request) -> Value {
+    let args = match request.args {
         Ok(args) => args,
-        Err(error) => {
-            return reply(
-                &tab_name,
-                DiffOutcome::rejected(format!("invalid openDiff arguments: {error}")),
-            );
-        }
+        Err(reason) => return reply(&request.tab_name, DiffOutcome::rejected(reason)),
     };
     let outcome = match prepare(&args).await {
         Ok(spec) => show_and_wait(shared, client, &args, spec).await,

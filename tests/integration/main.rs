@@ -3,12 +3,16 @@
 
 mod common;
 
+mod adversarial;
+
 mod diagnostics;
 mod diffs;
+mod faults;
 mod handshake;
 mod lifecycle;
 mod lua;
 mod mcp;
+mod properties;
 mod reload;
 mod selection;
 mod suggest;
