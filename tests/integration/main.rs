@@ -10,6 +10,8 @@ mod diffs;
 mod faults;
 mod handshake;
 mod lifecycle;
+mod load;
+mod load_driver;
 mod lua;
 mod mcp;
 mod properties;
