@@ -126,6 +126,8 @@ pub async fn run(config: Config) -> io::Result<()> {
             format!("cannot write a lockfile in {}: {e}", dir.display()),
         )
     })?;
+    // Logging starts once agents can find us: opening the log costs ~2 ms.
+    let _log_guard = crate::logging::init(&config);
     tracing::info!(
         "listening on 127.0.0.1:{port}, lockfile {} ({removed} stale removed)",
         lock.path().display()

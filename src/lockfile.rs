@@ -87,7 +87,6 @@ impl Lockfile {
                 .mode(0o600)
                 .open(&tmp)?;
             file.write_all(&body)?;
-            file.sync_all()?;
             fs::rename(&tmp, &self.path)
         })();
         if result.is_err() {

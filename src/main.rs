@@ -19,7 +19,6 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let _log_guard = pi_ide::logging::init(&config);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -16,6 +16,52 @@ local function start_after_vim_enter()
   })
 end
 
+-- An autocmd callback that loads its module on first use, keeping setup()
+-- (and so Neovim's start-up) cheap.
+local function lazy(module, fn)
+  return function()
+    require(module)[fn]()
+  end
+end
+
+local function install_autocmds(group, values)
+  local autocmd = vim.api.nvim_create_autocmd
+  if values.selection.enabled then
+    autocmd({ "CursorMoved", "CursorMovedI", "ModeChanged", "BufEnter", "TextChanged", "TextChangedI" }, {
+      group = group,
+      callback = lazy("pi-ide.selection", "on_event"),
+      desc = "pi-ide: debounce selection_changed",
+    })
+  end
+  local suggestion = values.suggestion
+  if not suggestion.enabled and not vim.tbl_contains(vim.tbl_values(suggestion.filetypes), true) then
+    return
+  end
+  autocmd({ "TextChangedI", "CursorMovedI" }, {
+    group = group,
+    callback = lazy("pi-ide.suggest", "on_typing"),
+    desc = "pi-ide: follow typing, debounce suggestions",
+  })
+  autocmd({ "InsertLeave", "BufLeave", "CursorMoved" }, {
+    group = group,
+    callback = lazy("pi-ide.suggest", "on_leave"),
+    desc = "pi-ide: cancel and hide suggestions",
+  })
+  autocmd({ "CompleteChanged", "CompleteDone" }, {
+    group = group,
+    callback = lazy("pi-ide.suggest", "on_menu"),
+    desc = "pi-ide: hide ghost text behind the completion menu",
+  })
+  autocmd("InsertEnter", {
+    group = group,
+    once = true,
+    callback = function()
+      require("pi-ide.suggest").map_keys(suggestion.keymaps)
+    end,
+    desc = "pi-ide: suggestion keys",
+  })
+end
+
 --- Applies options, installs autocmds and (by default) starts the host.
 function M.setup(opts)
   if vim.fn.has("nvim-0.10") ~= 1 then
@@ -23,9 +69,8 @@ function M.setup(opts)
     return
   end
   local values = require("pi-ide.config").apply(opts)
-  require("pi-ide.selection").setup(values.selection)
-  require("pi-ide.suggest").setup(values.suggestion)
   local group = vim.api.nvim_create_augroup("PiIde", { clear = true })
+  install_autocmds(group, values)
   vim.api.nvim_create_autocmd("DirChanged", {
     group = group,
     pattern = "global",

@@ -1,13 +1,13 @@
 -- Tracks the cursor and selection of real file buffers. Each event only
 -- re-arms one reusable timer; when the person pauses, the positions go to the
 -- host in one notification and the host reads the selected text itself.
+local config = require("pi-ide.config")
 local host = require("pi-ide.host")
 
 local M = {}
 
 local uv = vim.uv or vim.loop
 local timer = nil
-local debounce_ms = 100
 local last = nil -- positions of the last real file buffer seen
 
 local visual_kind = { v = "char", V = "line", ["\22"] = "block" }
@@ -56,26 +56,14 @@ local fire_on_main_loop = vim.schedule_wrap(fire)
 
 --- The autocmd callback: microseconds, no allocation beyond the timer call.
 function M.on_event()
-  timer:start(debounce_ms, 0, fire_on_main_loop)
+  timer = timer or uv.new_timer()
+  timer:start(config.values.selection.debounce_ms, 0, fire_on_main_loop)
 end
 
 --- Current position, or the last real file position (e.g. while the person
 --- is in a terminal running the agent). Called by the host on `initialize`.
 function M.positions()
   return current() or last
-end
-
-function M.setup(options)
-  local group = vim.api.nvim_create_augroup("PiIdeSelection", { clear = true })
-  if not options.enabled then
-    return
-  end
-  debounce_ms = options.debounce_ms
-  timer = timer or uv.new_timer()
-  vim.api.nvim_create_autocmd(
-    { "CursorMoved", "CursorMovedI", "ModeChanged", "BufEnter", "TextChanged", "TextChangedI" },
-    { group = group, callback = M.on_event, desc = "pi-ide: debounce selection_changed" }
-  )
 end
 
 return M

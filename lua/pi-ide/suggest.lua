@@ -12,7 +12,8 @@ local M = {}
 local uv = vim.uv or vim.loop
 
 local timer = nil
-local auto = true
+-- Set by :PiIde suggest toggle; nil follows `suggestion.auto_trigger`.
+local auto_override = nil
 local next_token = 0
 -- The request in flight: { token, buf, row, col, tick, manual }.
 local pending = nil
@@ -21,6 +22,13 @@ local shown = nil
 
 local function options()
   return config.values.suggestion
+end
+
+local function auto()
+  if auto_override == nil then
+    return options().auto_trigger
+  end
+  return auto_override
 end
 
 local function cursor()
@@ -142,7 +150,7 @@ end
 
 local function trigger_if_still_typing()
   local mode = vim.api.nvim_get_mode().mode
-  if auto and mode:sub(1, 1) == "i" and vim.fn.pumvisible() == 0 then
+  if auto() and mode:sub(1, 1) == "i" and vim.fn.pumvisible() == 0 then
     request(false)
   end
 end
@@ -215,14 +223,17 @@ function M.on_typing()
     return
   end
   M.dismiss()
-  if auto then
+  if auto() then
+    timer = timer or uv.new_timer()
     timer:start(options().debounce_ms, 0, trigger_on_main_loop)
   end
 end
 
 --- InsertLeave, BufLeave, cursor moves outside insert mode.
 function M.on_leave()
-  timer:stop()
+  if timer then
+    timer:stop()
+  end
   cancel_pending()
   M.dismiss()
 end
@@ -310,16 +321,18 @@ end
 
 --- Turns asking-while-typing on or off.
 function M.toggle_auto()
-  auto = not auto
-  util.notify("suggestions while typing: " .. (auto and "on" or "off"))
-  return auto
+  auto_override = not auto()
+  util.notify("suggestions while typing: " .. (auto_override and "on" or "off"))
+  return auto_override
 end
 
 function M.auto_enabled()
-  return auto
+  return auto()
 end
 
-local function map_keys(keys)
+--- Installs the insert-mode keys (on the first InsertEnter, so mappings the
+--- person made after setup() are the ones kept as fallbacks).
+function M.map_keys(keys)
   if type(keys) ~= "table" then
     return
   end
@@ -353,26 +366,9 @@ local function map_keys(keys)
   end
 end
 
-function M.setup(opts)
-  local group = vim.api.nvim_create_augroup("PiIdeSuggest", { clear = true })
-  auto = opts.auto_trigger
-  timer = timer or uv.new_timer()
-  vim.api.nvim_create_autocmd({ "TextChangedI", "CursorMovedI" }, {
-    group = group,
-    callback = M.on_typing,
-    desc = "pi-ide: follow typing, debounce suggestions",
-  })
-  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave", "CursorMoved" }, {
-    group = group,
-    callback = M.on_leave,
-    desc = "pi-ide: cancel and hide suggestions",
-  })
-  vim.api.nvim_create_autocmd({ "CompleteChanged", "CompleteDone" }, {
-    group = group,
-    callback = vim.schedule_wrap(render),
-    desc = "pi-ide: hide ghost text behind the completion menu",
-  })
-  map_keys(opts.keymaps)
+--- CompleteChanged / CompleteDone: hide or show the ghost text.
+function M.on_menu()
+  vim.schedule(render)
 end
 
 return M

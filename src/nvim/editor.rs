@@ -5,6 +5,9 @@ use nvim_rs::compat::tokio::Compat;
 use nvim_rs::{Neovim, Value};
 use serde_json::Value as Json;
 
+use std::sync::Arc;
+
+use super::batched::Batched;
 use super::convert::{from_json, to_json};
 use crate::selection::Positions;
 
@@ -14,11 +17,16 @@ pub type Nvim = Neovim<Compat<tokio::fs::File>>;
 #[derive(Clone)]
 pub struct Editor {
     nvim: Nvim,
+    /// getDiagnostics calls in flight, by uri.
+    diagnostics: Arc<Batched<Option<String>, Result<Json, String>>>,
 }
 
 impl Editor {
     pub fn new(nvim: Nvim) -> Self {
-        Editor { nvim }
+        Editor {
+            nvim,
+            diagnostics: Arc::default(),
+        }
     }
 
     /// Runs `return require(module).function(...)`; Lua errors become `Err`.
@@ -59,11 +67,24 @@ impl Editor {
     }
 
     /// `[{uri, diagnostics: [...]}, ...]` for one uri or every buffer.
+    /// Concurrent requests for the same uri share calls (see [`Batched`]).
     pub async fn diagnostics(&self, uri: Option<&str>) -> Result<Json, String> {
-        let arg = uri.map_or(Value::Nil, Value::from);
-        self.call_lua("pi-ide.diagnostics", "collect", vec![arg])
+        let editor = self.clone();
+        let key = uri.map(str::to_owned);
+        let call = move || {
+            let editor = editor.clone();
+            let arg = key.clone().map_or(Value::Nil, Value::from);
+            async move {
+                editor
+                    .call_lua("pi-ide.diagnostics", "collect", vec![arg])
+                    .await
+                    .map(|v| to_json(&v))
+            }
+        };
+        self.diagnostics
+            .run(uri.map(str::to_owned), call)
             .await
-            .map(|v| to_json(&v))
+            .unwrap_or_else(|| Err("diagnostics call failed".into()))
     }
 
     /// The current (or last known) file position, if any.

@@ -32,6 +32,7 @@
 //! | `nvim_buf_get_lines`                 | text of a reported selection             |
 //! | `nvim_buf_attach` + lines, tick      | start mirroring a buffer                 |
 
+pub mod batched;
 pub mod convert;
 pub mod editor;
 pub mod handler;

@@ -1,12 +1,15 @@
 //! Benchmark: starts real headless Neovim with the plugin and prints one line
 //! per figure, `name: value unit`, each the median of repeated runs.
 //!
-//! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- suggest`
-//! to run the groups whose name contains the word.
+//! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
+//! (or `suggest`) to run one group.
 
 #[path = "../integration/common.rs"]
 mod common;
+#[path = "../integration/load_driver.rs"]
+mod load_driver;
 
+mod editor;
 mod stamped;
 mod suggestions;
 
@@ -36,6 +39,9 @@ async fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let runs = |group: &str| wanted.is_empty() || wanted.iter().any(|w| group.contains(w.as_str()));
+    if runs("editor") {
+        editor::run().await;
+    }
     if runs("suggest") {
         suggestions::run().await;
     }

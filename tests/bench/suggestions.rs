@@ -55,19 +55,17 @@ async fn keystrokes() {
             path.display()
         ))
         .await;
-    // Wrap the plugin's own handlers to time them where Neovim calls them.
+    // Replace the plugin's insert-mode autocmds by timed calls of the same handlers.
     session
         .exec(
             "_G.bench = { ns = 0 }
              local uv = vim.uv
-             local function timed(group, events, handler)
-               vim.api.nvim_clear_autocmds({ group = group, event = events })
-               vim.api.nvim_create_autocmd(events, { group = group, callback = function()
-                 local t = uv.hrtime(); handler(); _G.bench.ns = _G.bench.ns + uv.hrtime() - t
-               end })
-             end
-             timed('PiIdeSuggest', { 'TextChangedI', 'CursorMovedI' }, require('pi-ide.suggest').on_typing)
-             timed('PiIdeSelection', { 'CursorMovedI', 'TextChangedI' }, require('pi-ide.selection').on_event)",
+             local suggest, selection = require('pi-ide.suggest'), require('pi-ide.selection')
+             vim.api.nvim_clear_autocmds({ group = 'PiIde', event = { 'TextChangedI', 'CursorMovedI' } })
+             vim.api.nvim_create_autocmd({ 'TextChangedI', 'CursorMovedI' }, { group = 'PiIde', callback = function()
+               local t = uv.hrtime(); selection.on_event(); suggest.on_typing()
+               _G.bench.ns = _G.bench.ns + uv.hrtime() - t
+             end })",
         )
         .await;
     session.input("o").await;

@@ -1,0 +1,247 @@
+//! Editor figures: start-up, cursor and selection costs, openDiff stalls,
+//! host memory under load.
+
+use serde_json::json;
+
+use crate::common::{Session, eventually, open_diff_args};
+use crate::stamped::{StampedAgent, now_ns};
+use crate::{median, report};
+
+const RUNS: usize = 7;
+
+/// Records the longest wait of a `vim.schedule` callback posted every
+/// millisecond: the main loop's longest freeze (uv timers keep firing
+/// inside long C work such as `:diffthis`, scheduled callbacks do not).
+const STALL_PROBE: &str = "
+  _G.stall = { max = 0 }
+  local uv = vim.uv
+  _G.stall_timer = _G.stall_timer or uv.new_timer()
+  _G.stall_timer:start(1, 1, function()
+    local posted = uv.hrtime()
+    vim.schedule(function()
+      local wait = uv.hrtime() - posted
+      if wait > _G.stall.max then _G.stall.max = wait end
+    end)
+  end)";
+
+pub async fn run() {
+    startup().await;
+    cursor_and_selection().await;
+    open_diff().await;
+    memory_under_load().await;
+}
+
+/// `setup()` cost inside a fresh Neovim, and the time to a written lockfile.
+async fn startup() {
+    let (mut setup_ms, mut to_lockfile_ms) = (vec![], vec![]);
+    for _ in 0..RUNS {
+        let session = Session::spawn().await;
+        let timing = session
+            .lua(&format!(
+                "local uv = vim.uv
+                 local t0 = uv.hrtime()
+                 require('pi-ide').setup({{ bin = '{}' }})
+                 _G.setup_at = t0
+                 return uv.hrtime() - t0",
+                env!("CARGO_BIN_EXE_pi-ide")
+            ))
+            .await;
+        setup_ms.push(timing.as_f64().unwrap() / 1e6);
+        // Poll the lock directory on the same clock as vim.uv.hrtime().
+        let written_at = loop {
+            let mut entries = std::fs::read_dir(&session.lock_dir).unwrap().flatten();
+            if entries.any(|e| e.path().extension().is_some_and(|x| x == "lock")) {
+                break now_ns();
+            }
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        };
+        let setup_at = session.lua("return _G.setup_at").await.as_f64().unwrap();
+        to_lockfile_ms.push((written_at as f64 - setup_at) / 1e6);
+    }
+    report("setup_ui_time", median(setup_ms), "ms");
+    report("setup_to_lockfile", median(to_lockfile_ms), "ms");
+}
+
+async fn connected(opts: &str) -> (Session, StampedAgent) {
+    let session = Session::start_with(opts).await;
+    let (port, lock) = session.lockfile().await;
+    let agent = StampedAgent::connect(port, lock["authToken"].as_str().unwrap()).await;
+    session.wait_clients(1).await;
+    (session, agent)
+}
+
+/// Replaces the plugin's CursorMoved autocmds by timed calls of the same
+/// handlers (selection debounce, suggestion cancel).
+const TIMED_CURSOR_HANDLER: &str = "
+  _G.bench = { ns = 0, calls = 0 }
+  local uv = vim.uv
+  local suggest, selection = require('pi-ide.suggest'), require('pi-ide.selection')
+  vim.api.nvim_clear_autocmds({ group = 'PiIde', event = 'CursorMoved' })
+  vim.api.nvim_create_autocmd('CursorMoved', {
+    group = 'PiIde',
+    callback = function()
+      local t = uv.hrtime(); selection.on_event(); suggest.on_leave()
+      _G.bench.ns = _G.bench.ns + uv.hrtime() - t; _G.bench.calls = _G.bench.calls + 1
+    end,
+  })";
+
+async fn cursor_and_selection() {
+    let (session, mut agent) = connected("{ selection = { debounce_ms = 0 } }").await;
+    let text: String = (0..12_000)
+        .map(|i| format!("line {i} with some text\n"))
+        .collect();
+    let path = session.write_file("cursor.txt", &text);
+    session
+        .exec(&format!("vim.cmd.edit('{}')", path.display()))
+        .await;
+    session.exec(TIMED_CURSOR_HANDLER).await;
+
+    // UI time per CursorMoved, and cursor move → selection_changed on the wire.
+    let (mut per_move, mut latency) = (vec![], vec![]);
+    for run in 0..RUNS {
+        session.exec("_G.bench.ns = 0; _G.bench.calls = 0").await;
+        for step in 0..50 {
+            let target = 100 + run * 100 + step;
+            let sent = now_ns();
+            session.input(&format!("{}G", target + 1)).await;
+            let frame = agent
+                .next(|m| {
+                    m["method"] == "selection_changed"
+                        && m["params"]["selection"]["start"]["line"] == target
+                })
+                .await;
+            latency.push((frame.at_ns - sent) as f64 / 1e6);
+        }
+        let calls = session.lua("return _G.bench").await;
+        per_move
+            .push(calls["ns"].as_f64().unwrap() / calls["calls"].as_f64().unwrap().max(1.0) / 1e3);
+    }
+    report("cursor_moved_ui_time", median(per_move), "us");
+    report(
+        "cursor_move_to_selection_changed_debounce_0",
+        median(latency),
+        "ms",
+    );
+
+    // Extending a 10,000-line visual selection by one line.
+    session.input("gg0V").await;
+    session.input("9999j").await;
+    agent
+        .next(|m| {
+            m["method"] == "selection_changed" && m["params"]["selection"]["end"]["line"] == 9999
+        })
+        .await;
+    session.exec(STALL_PROBE).await;
+    let (mut per_extend, mut stall) = (vec![], vec![]);
+    for step in 0..RUNS * 5 {
+        session
+            .exec("_G.bench.ns = 0; _G.bench.calls = 0; _G.stall.max = 0")
+            .await;
+        session.input("j").await;
+        let end = 10_000 + step as u64;
+        let frame = agent
+            .next(|m| {
+                m["method"] == "selection_changed" && m["params"]["selection"]["end"]["line"] == end
+            })
+            .await;
+        assert!(frame.bytes > 200_000, "the selected text travels with it");
+        let calls = session.lua("return { _G.bench, _G.stall.max }").await;
+        per_extend.push(calls[0]["ns"].as_f64().unwrap() / 1e3);
+        stall.push(calls[1].as_f64().unwrap() / 1e6);
+    }
+    report("visual_10k_extend_ui_time", median(per_extend), "us");
+    report("visual_10k_extend_longest_stall", median(stall), "ms");
+    session.input("<Esc>").await;
+}
+
+async fn open_diff() {
+    for (label, bytes) in [("64KB", 64 << 10), ("1MB", 1 << 20), ("4MB", 4 << 20)] {
+        let (session, agent) = connected("{}").await;
+        let line = "let value = compute(previous, next); // some ordinary code\n";
+        let original: String = line.repeat(bytes / line.len());
+        let lines: Vec<&str> = original.lines().collect();
+        let proposal: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                if i % 500 == 250 {
+                    format!("{l} // changed\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        let path = session.write_file(&format!("diff_{label}.rs"), &original);
+        session.exec(STALL_PROBE).await;
+        session
+            .exec("vim.api.nvim_create_autocmd('User', { pattern = 'PiIdeDiffOpened', callback = function() _G.opened_at = vim.uv.hrtime() end })")
+            .await;
+        let (mut stall, mut until_windows) = (vec![], vec![]);
+        for run in 0..RUNS {
+            session.exec("_G.opened_at = nil; _G.stall.max = 0").await;
+            let tab = format!("bench-{run}");
+            let sent = now_ns();
+            agent.send(json!({"jsonrpc": "2.0", "id": tab, "method": "tools/call",
+                "params": {"name": "openDiff", "arguments": open_diff_args(&path, &proposal, &tab)}}));
+            let opened = eventually("the diff", || async {
+                session.lua("return _G.opened_at").await.as_f64()
+            })
+            .await;
+            until_windows.push((opened - sent as f64) / 1e6);
+            // Let the probe see the rest of the work (diff mode settles after open).
+            session.lua("vim.wait(50)").await;
+            stall.push(session.lua("return _G.stall.max").await.as_f64().unwrap() / 1e6);
+            session.exec("require('pi-ide.diff').reject()").await;
+            eventually("the diff to close", || async {
+                (session.lua("return #require('pi-ide.diff').list()").await == 0).then_some(())
+            })
+            .await;
+        }
+        report(
+            &format!("open_diff_{label}_longest_stall"),
+            median(stall),
+            "ms",
+        );
+        report(
+            &format!("open_diff_{label}_until_windows"),
+            median(until_windows),
+            "ms",
+        );
+    }
+}
+
+async fn memory_under_load() {
+    let session = Session::start_with("{ selection = { debounce_ms = 20 } }").await;
+    let text: String = (0..300).map(|i| format!("line {i}\n")).collect();
+    let path = session.write_file("load.txt", &text);
+    session
+        .exec(&format!("vim.cmd.edit('{}')", path.display()))
+        .await;
+    session.wait_clients(0).await;
+    let host = crate::load_driver::host_pid(&session).await;
+    let idle = crate::load_driver::rss_kib(host);
+    session.exec(STALL_PROBE).await;
+    let started = std::time::Instant::now();
+    let report_ = crate::load_driver::run(&session, 8, 10_000, 24).await;
+    let elapsed = started.elapsed().as_secs_f64();
+    assert_eq!(report_.answered, vec![10_000; 8]);
+    let everyone_saw_every_move = report_
+        .selections
+        .iter()
+        .all(|seen| report_.moved_to.iter().all(|row| seen.contains(row)));
+    assert!(everyone_saw_every_move);
+    session.wait_clients(0).await;
+    let stall = session.lua("return _G.stall.max").await.as_f64().unwrap() / 1e6;
+    report("host_rss_idle", idle as f64 / 1024.0, "MiB");
+    report(
+        "host_rss_after_load",
+        crate::load_driver::rss_kib(host) as f64 / 1024.0,
+        "MiB",
+    );
+    report(
+        "load_8x10000_requests_per_second",
+        80_000.0 / elapsed,
+        "req/s",
+    );
+    report("load_longest_main_loop_stall", stall, "ms");
+}
