@@ -216,6 +216,20 @@ mod tests {
         assert_eq!(code_of(parse(&deep).unwrap_err()).1, PARSE_ERROR);
     }
 
+    /// Found by the fuzzer: an integer id beyond 64 bits was parsed as a
+    /// float and came back as different digits.
+    #[test]
+    fn huge_numeric_ids_come_back_digit_for_digit() {
+        let id = "2222222244444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444444442222228";
+        let Ok(Incoming::Request { id: parsed, .. }) =
+            parse(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#))
+        else {
+            panic!("not a request");
+        };
+        assert!(result(&parsed, json!({})).contains(&format!(r#""id":{id}"#)));
+        assert!(error(&parsed, INTERNAL_ERROR, "x").contains(&format!(r#""id":{id}"#)));
+    }
+
     #[test]
     fn replies_echo_ids_unchanged() {
         let reply: Value = serde_json::from_str(&result(&json!("uuid-1"), json!({}))).unwrap();

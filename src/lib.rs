@@ -12,6 +12,7 @@
 //! * [`jsonrpc`]   – JSON-RPC 2.0 classification and reply builders (no I/O).
 //! * [`hub`]       – connected clients and their outboxes; knows nothing about sockets.
 //! * [`diffs`]     – pending `openDiff` requests waiting for the person.
+//! * [`hunks`]     – line diffs of large files, so Neovim need not compute them.
 //! * [`selection`] – cursor/selection positions → `selection_changed` params.
 //! * [`outline`]   – tree-sitter outline, scope and comment detection off the UI thread.
 //! * [`suggest`]   – `getSuggestions` requests to pi, cancellation, model listing.
@@ -26,6 +27,7 @@ pub mod config;
 pub mod diffs;
 pub mod host;
 pub mod hub;
+pub mod hunks;
 pub mod jsonrpc;
 pub mod lockfile;
 pub mod logging;

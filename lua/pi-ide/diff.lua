@@ -160,7 +160,9 @@ local function show_disk_change(entry, spec, left)
 end
 
 local function open(spec, entry)
-  local filetype = vim.filetype.match({ filename = spec.path })
+  local host_diff = spec.hunks ~= nil and spec.hunks ~= vim.NIL
+  -- Large files stay plain text: highlighting megabytes would freeze Neovim.
+  local filetype = not host_diff and vim.filetype.match({ filename = spec.path }) or nil
   local label = ("pi-ide://%d/%s"):format(spec.id, vim.fs.basename(spec.path))
   entry.original_buf = make_buffer(label .. " (on disk)", spec.original, filetype)
   vim.bo[entry.original_buf].modifiable = false
@@ -174,16 +176,20 @@ local function open(spec, entry)
   entry.tabpage = vim.api.nvim_get_current_tabpage()
   local left = vim.api.nvim_get_current_win()
   local right = vim.api.nvim_open_win(entry.proposed_buf, true, { split = "right", win = left })
-  for _, win in ipairs({ left, right }) do
-    vim.api.nvim_win_call(win, function()
-      vim.cmd("diffthis")
-    end)
+  local group = vim.api.nvim_create_augroup("PiIdeDiff" .. spec.id, { clear = true })
+  if host_diff then
+    require("pi-ide.hunk_view").render(entry.original_buf, entry.proposed_buf, left, right, spec.hunks, group)
+  else
+    for _, win in ipairs({ left, right }) do
+      vim.api.nvim_win_call(win, function()
+        vim.cmd("diffthis")
+      end)
+    end
   end
   local dirty_buf = util.file_buffer(spec.original_path)
   vim.wo[left].winbar = spec.original_exists and "on disk" or "new file (empty)"
   vim.wo[right].winbar = winbar(spec, dirty_buf and vim.bo[dirty_buf].modified)
 
-  local group = vim.api.nvim_create_augroup("PiIdeDiff" .. spec.id, { clear = true })
   vim.api.nvim_create_autocmd("BufWriteCmd", {
     group = group,
     buffer = entry.proposed_buf,

@@ -14,6 +14,7 @@ use super::{ToolSpec, text_content};
 use crate::diffs::DiffOutcome;
 use crate::host::Shared;
 use crate::hub::ClientId;
+use crate::hunks::{DEADLINE, HOST_DIFF_BYTES, Hunk, hunks};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "openDiff",
@@ -179,6 +180,9 @@ struct DiffSpec {
     original: Lines,
     original_exists: bool,
     proposed: Lines,
+    /// For large files: the changed regions, drawn by Lua instead of
+    /// Neovim's diff mode.
+    hunks: Option<Vec<Hunk>>,
 }
 
 impl DiffSpec {
@@ -192,8 +196,20 @@ impl DiffSpec {
             ("original_exists", Msgpack::from(self.original_exists)),
             ("original", self.original.into_msgpack()),
             ("proposed", self.proposed.into_msgpack()),
+            (
+                "hunks",
+                self.hunks.map_or(Msgpack::Nil, |hunks| {
+                    Msgpack::Array(hunks.iter().map(hunk_msgpack).collect())
+                }),
+            ),
         ])
     }
+}
+
+/// `[old_start, old_len, new_start, new_len]`, 0-based.
+fn hunk_msgpack(hunk: &Hunk) -> Msgpack {
+    let numbers = [hunk.old_start, hunk.old_len, hunk.new_start, hunk.new_len];
+    Msgpack::Array(numbers.iter().map(|&n| Msgpack::from(n as u64)).collect())
 }
 
 fn map(pairs: Vec<(&str, Msgpack)>) -> Msgpack {
@@ -223,11 +239,32 @@ async fn prepare(args: &Args) -> Result<DiffSpec, String> {
     if args.new_file_contents.contains('\0') {
         return Err("the proposed contents are binary".into());
     }
-    Ok(DiffSpec {
-        original: Lines::split(&original),
-        original_exists,
-        proposed: Lines::split(&args.new_file_contents),
+    let original = Lines::split(&original);
+    let proposed = Lines::split(&args.new_file_contents);
+    if original_len(&original) + args.new_file_contents.len() <= HOST_DIFF_BYTES {
+        return Ok(DiffSpec {
+            original,
+            original_exists,
+            proposed,
+            hunks: None,
+        });
+    }
+    let diffed = tokio::task::spawn_blocking(move || {
+        let found = hunks(&original.lines, &proposed.lines, DEADLINE);
+        (original, proposed, found)
     })
+    .await;
+    let (original, proposed, found) = diffed.map_err(|e| format!("diffing failed: {e}"))?;
+    Ok(DiffSpec {
+        original,
+        original_exists,
+        proposed,
+        hunks: Some(found),
+    })
+}
+
+fn original_len(lines: &Lines) -> usize {
+    lines.lines.iter().map(|l| l.len() + 1).sum()
 }
 
 fn text_of(bytes: Vec<u8>) -> Option<String> {

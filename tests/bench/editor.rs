@@ -155,21 +155,28 @@ async fn cursor_and_selection() {
 }
 
 async fn open_diff() {
-    for (label, bytes) in [("64KB", 64 << 10), ("1MB", 1 << 20), ("4MB", 4 << 20)] {
+    let sizes = [("64KB", 64 << 10), ("1MB", 1 << 20), ("4MB", 4 << 20)];
+    for ((size, bytes), dense) in sizes
+        .iter()
+        .flat_map(|size| [(*size, false), (*size, true)])
+    {
+        let label = format!("{size}_{}", if dense { "dense" } else { "sparse" });
         let (session, agent) = connected("{}").await;
-        let line = "let value = compute(previous, next); // some ordinary code\n";
-        let original: String = line.repeat(bytes / line.len());
-        let lines: Vec<&str> = original.lines().collect();
-        let proposal: String = lines
-            .iter()
+        // Numbered lines, so a diff finds exactly the edits made below.
+        let original: String = (0..bytes / 64)
+            .map(|i| format!("let value_{i:07} = compute(previous, next); // ordinary code\n"))
+            .collect();
+        let proposal: String = original
+            .lines()
             .enumerate()
-            .map(|(i, l)| {
-                if i % 500 == 250 {
-                    format!("{l} // changed\n")
-                } else {
-                    format!("{l}\n")
-                }
-            })
+            .filter(|(i, _)| !dense || i % 13 != 5)
+            .map(
+                |(i, l)| match (dense, i % 500 == 250, i % 7 == 3, i % 11 == 0) {
+                    (false, true, _, _) | (true, _, true, _) => format!("{l} // changed\n"),
+                    (true, _, _, true) => format!("{l}\n// inserted\n"),
+                    _ => format!("{l}\n"),
+                },
+            )
             .collect();
         let path = session.write_file(&format!("diff_{label}.rs"), &original);
         session.exec(STALL_PROBE).await;

@@ -414,3 +414,60 @@ async fn quitting_neovim_answers_pending_diffs_as_rejected() {
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "q\n");
 }
+
+#[tokio::test]
+async fn large_files_are_diffed_by_the_host_and_drawn_without_diff_mode() {
+    let session = Session::start().await;
+    let original: String = (0..20_000)
+        .map(|i| format!("line {i:05} of a large file\n"))
+        .collect();
+    let proposal: String = original
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| i % 13 != 5)
+        .map(|(i, l)| {
+            if i % 7 == 3 {
+                format!("{l} changed\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let path = session.write_file("large.txt", &original);
+    let mut agent = session.connect().await;
+    let id = agent
+        .send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff_args(&path, &proposal, "large")}),
+        )
+        .await;
+    let list = diffs(&session, 1).await;
+    let marks = "local d = require('pi-ide.diff').list()[1]
+                 local ns = vim.api.nvim_create_namespace('pi-ide-hunks')
+                 return { #vim.api.nvim_buf_get_extmarks(d.original_buf, ns, 0, -1, {}), #vim.api.nvim_buf_get_extmarks(d.proposed_buf, ns, 0, -1, {}) }";
+    eventually("every hunk to be drawn", || async {
+        let counts = session.lua(marks).await;
+        (counts[0].as_u64() > Some(4000) && counts[1].as_u64() > Some(2000)).then_some(())
+    })
+    .await;
+    let diff_mode = session
+        .lua_with("return vim.tbl_map(function(w) return vim.wo[w].diff end, vim.api.nvim_tabpage_list_wins(...))", vec![list[0]["tabpage"].clone()])
+        .await;
+    assert_eq!(diff_mode, json!([false, false]));
+    // ]c jumps to the first change; scrolling one side scrolls the other.
+    session.input("gg]c").await;
+    eventually("]c", || async {
+        (session.lua("return vim.fn.line('.')").await == 4).then_some(())
+    })
+    .await;
+    session.input("10001Gzt").await;
+    eventually("the other side to follow", || async {
+        let tops = session.lua("return vim.tbl_map(function(w) return vim.fn.getwininfo(w)[1].topline end, vim.api.nvim_tabpage_list_wins(0))").await;
+        let (left, right) = (tops[0].as_i64().unwrap(), tops[1].as_i64().unwrap());
+        // Proposal line 10001 is original line 10834 (every 13th line was deleted).
+        (right == 10001 && left == 10834).then_some(())
+    })
+    .await;
+    session.exec("require('pi-ide.diff').accept()").await;
+    assert!(texts(&agent.response(&id).await)[1] == proposal);
+}
