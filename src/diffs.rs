@@ -151,9 +151,7 @@ impl Diffs {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, DiffsInner> {
-        self.inner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locking::lock(&self.inner)
     }
 }
 

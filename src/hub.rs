@@ -130,9 +130,7 @@ impl Hub {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HubInner> {
-        self.inner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locking::lock(&self.inner)
     }
 }
 

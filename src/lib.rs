@@ -7,6 +7,7 @@
 //! Module map:
 //! * [`config`]    – the command line Neovim starts the host with.
 //! * [`logging`]   – tracing to a file; stdout is the RPC channel.
+//! * [`locking`]   – mutex locking that survives a panicked task.
 //! * [`lockfile`]  – the discovery files agents read: write, update, remove, stale GC.
 //! * [`auth`]      – secret tokens, constant-time checks, which header means which client.
 //! * [`jsonrpc`]   – JSON-RPC 2.0 classification and reply builders (no I/O).
@@ -30,6 +31,7 @@ pub mod hub;
 pub mod hunks;
 pub mod jsonrpc;
 pub mod lockfile;
+pub mod locking;
 pub mod logging;
 pub mod mcp;
 pub mod nvim;

@@ -59,9 +59,7 @@ impl Outgoing {
     fn lock(
         &self,
     ) -> std::sync::MutexGuard<'_, HashMap<String, (ClientId, oneshot::Sender<Answer>)>> {
-        self.pending
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locking::lock(&self.pending)
     }
 }
 

@@ -70,9 +70,7 @@ impl Suggestions {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Option<(ClientId, String)>>> {
-        self.inflight
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locking::lock(&self.inflight)
     }
 }
 

@@ -83,9 +83,7 @@ where
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<K, Vec<oneshot::Sender<V>>>> {
-        self.waiting
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locking::lock(&self.waiting)
     }
 }
 

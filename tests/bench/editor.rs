@@ -218,13 +218,7 @@ async fn open_diff() {
 }
 
 async fn memory_under_load() {
-    let session = Session::start_with("{ selection = { debounce_ms = 20 } }").await;
-    let text: String = (0..300).map(|i| format!("line {i}\n")).collect();
-    let path = session.write_file("load.txt", &text);
-    session
-        .exec(&format!("vim.cmd.edit('{}')", path.display()))
-        .await;
-    session.wait_clients(0).await;
+    let session = crate::load_driver::session().await;
     let host = crate::load_driver::host_pid(&session).await;
     let idle = crate::load_driver::rss_kib(host);
     session.exec(STALL_PROBE).await;

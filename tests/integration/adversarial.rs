@@ -240,10 +240,7 @@ async fn unusual_open_diff_targets_show_exactly_what_was_proposed() {
                 json!({"name": "openDiff", "arguments": open_diff_args(path, proposal, tab)}),
             )
             .await;
-        eventually("the diff", || async {
-            (session.lua("return #require('pi-ide.diff').list()").await == 1).then_some(())
-        })
-        .await;
+        session.wait_diffs(1).await;
         let lines = session.lua("return vim.api.nvim_buf_get_lines(require('pi-ide.diff').list()[1].proposed_buf, 0, -1, false)").await;
         let expected: Vec<&str> = proposal
             .strip_suffix('\n')
@@ -270,10 +267,7 @@ async fn unusual_open_diff_targets_show_exactly_what_was_proposed() {
             json!({"name": "openDiff", "arguments": arguments}),
         )
         .await;
-    eventually("the diff", || async {
-        (session.lua("return #require('pi-ide.diff').list()").await == 1).then_some(())
-    })
-    .await;
+    session.wait_diffs(1).await;
     assert!(
         session
             .lua("return vim.wo.winbar")
@@ -303,10 +297,7 @@ async fn a_four_megabyte_diff_round_trips() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, &proposal, "big")}),
         )
         .await;
-    eventually("the diff", || async {
-        (session.lua("return #require('pi-ide.diff').list()").await == 1).then_some(())
-    })
-    .await;
+    session.wait_diffs(1).await;
     session.exec("require('pi-ide.diff').accept()").await;
     let reply = agent.response(&id).await;
     assert!(
@@ -326,15 +317,9 @@ async fn a_close_frame_mid_request_closes_its_diff() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, "b\n", "mid")}),
         )
         .await;
-    eventually("the diff", || async {
-        (session.lua("return #require('pi-ide.diff').list()").await == 1).then_some(())
-    })
-    .await;
+    session.wait_diffs(1).await;
     agent.ws.close(None).await.unwrap();
-    eventually("the diff to close", || async {
-        (session.lua("return #require('pi-ide.diff').list()").await == 0).then_some(())
-    })
-    .await;
+    session.wait_diffs(0).await;
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "a\n");
 }
 

@@ -198,6 +198,16 @@ impl Session {
         .await
     }
 
+    /// Waits until Lua shows `n` open diffs and returns `diff.list()`.
+    pub async fn wait_diffs(&self, n: usize) -> Vec<Value> {
+        eventually(&format!("{n} open diffs"), || async {
+            let list = self.lua("return require('pi-ide.diff').list()").await;
+            let list = list.as_array().cloned().unwrap_or_default();
+            (list.len() == n).then_some(list)
+        })
+        .await
+    }
+
     /// Connects a pi-like agent and runs `initialize`.
     pub async fn connect(&self) -> Agent {
         let (port, lock) = self.lockfile().await;

@@ -4,16 +4,6 @@ use serde_json::{Value, json};
 
 use crate::common::{Session, eventually, open_diff_args, texts};
 
-/// Waits until Lua shows `n` diffs and returns them.
-async fn diffs(session: &Session, n: usize) -> Vec<Value> {
-    eventually(&format!("{n} open diffs"), || async {
-        let list = session.lua("return require('pi-ide.diff').list()").await;
-        let list = list.as_array().cloned().unwrap_or_default();
-        (list.len() == n).then_some(list)
-    })
-    .await
-}
-
 async fn buffer_lines(session: &Session, buf: &Value) -> Value {
     session
         .lua_with(
@@ -30,7 +20,7 @@ async fn write_in_the_proposal_accepts_without_touching_the_file() {
     let path = session.write_file("a.txt", "one\ntwo\n");
     let mut agent = session.connect().await;
     let id = agent.send("tools/call", json!({"name": "openDiff", "arguments": open_diff_args(&path, "one\n2\nthree\n", "pi-edit:1")})).await;
-    let list = diffs(&session, 1).await;
+    let list = session.wait_diffs(1).await;
     assert_eq!(list[0]["tab_name"], "pi-edit:1");
     assert_eq!(list[0]["path"], path.to_str().unwrap());
     assert_eq!(
@@ -59,7 +49,7 @@ async fn write_in_the_proposal_accepts_without_touching_the_file() {
         "one\ntwo\n",
         "the editor never writes the file"
     );
-    diffs(&session, 0).await;
+    session.wait_diffs(0).await;
     eventually("the diff tab to close", || async {
         (session.lua("return #vim.api.nvim_list_tabpages()").await == 1).then_some(())
     })
@@ -77,7 +67,7 @@ async fn accept_sends_the_persons_edits_and_honours_eol() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, "a\nb", "t")}),
         )
         .await;
-    let list = diffs(&session, 1).await;
+    let list = session.wait_diffs(1).await;
     session
         .lua_with(
             "vim.api.nvim_buf_set_lines(..., 1, 2, false, {'B edited', 'c'})",
@@ -107,14 +97,14 @@ async fn rejecting_by_command_or_by_closing_the_proposal() {
                 json!({"name": "openDiff", "arguments": open_diff_args(&path, "new\n", tab)}),
             )
             .await;
-        diffs(&session, 1).await;
+        session.wait_diffs(1).await;
         session.exec(how).await;
         assert_eq!(
             texts(&agent.response(&id).await),
             ["DIFF_REJECTED", tab],
             "{how}"
         );
-        diffs(&session, 0).await;
+        session.wait_diffs(0).await;
     }
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "old\n");
     eventually("no plugin buffers left", || async {
@@ -130,7 +120,7 @@ async fn a_new_file_shows_an_empty_left_side_and_is_not_created() {
     let path = session.work_dir.join("sub/dir/new.rs");
     let mut agent = session.connect().await;
     let id = agent.send("tools/call", json!({"name": "openDiff", "arguments": open_diff_args(&path, "fn main() {}\n", "new")})).await;
-    let list = diffs(&session, 1).await;
+    let list = session.wait_diffs(1).await;
     assert_eq!(
         buffer_lines(&session, &list[0]["original_buf"]).await,
         json!([""])
@@ -171,7 +161,7 @@ async fn close_tab_rejects_a_pending_diff_and_ignores_unknown_tabs() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, "e\n", "pending")}),
         )
         .await;
-    diffs(&session, 1).await;
+    session.wait_diffs(1).await;
     let close = agent
         .call_tool("close_tab", json!({"tab_name": "pending"}))
         .await;
@@ -180,7 +170,7 @@ async fn close_tab_rejects_a_pending_diff_and_ignores_unknown_tabs() {
         texts(&agent.response(&id).await),
         ["DIFF_REJECTED", "pending"]
     );
-    diffs(&session, 0).await;
+    session.wait_diffs(0).await;
 }
 
 #[tokio::test]
@@ -201,7 +191,7 @@ async fn two_diffs_at_once_resolve_independently() {
             json!({"name": "openDiff", "arguments": open_diff_args(&b, "B\n", "tab-b")}),
         )
         .await;
-    diffs(&session, 2).await;
+    session.wait_diffs(2).await;
     // getDiagnostics is answered while both diffs wait for the person.
     assert!(agent.call_tool("getDiagnostics", json!({})).await["result"].is_object());
     session.exec("require('pi-ide.diff').reject('tab-b')").await;
@@ -224,7 +214,7 @@ async fn the_same_tab_name_replaces_the_older_diff() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, "first\n", "same")}),
         )
         .await;
-    diffs(&session, 1).await;
+    session.wait_diffs(1).await;
     let second = agent
         .send(
             "tools/call",
@@ -233,7 +223,7 @@ async fn the_same_tab_name_replaces_the_older_diff() {
         .await;
     assert_eq!(texts(&agent.response(&first).await)[0], "DIFF_REJECTED");
     let list = eventually("the second proposal", || async {
-        let list = diffs(&session, 1).await;
+        let list = session.wait_diffs(1).await;
         (buffer_lines(&session, &list[0]["proposed_buf"]).await == json!(["second"]))
             .then_some(list)
     })
@@ -266,9 +256,9 @@ async fn a_disconnecting_client_leaves_nothing_behind() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, "g\n", "orphan")}),
         )
         .await;
-    diffs(&session, 1).await;
+    session.wait_diffs(1).await;
     drop(agent);
-    diffs(&session, 0).await;
+    session.wait_diffs(0).await;
     session.wait_clients(0).await;
     eventually("the diff tab to close", || async {
         (session.lua("return #vim.api.nvim_list_tabpages()").await == 1).then_some(())
@@ -293,9 +283,9 @@ async fn close_all_closes_only_this_clients_diffs_and_never_the_persons() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, "pi\n", "pi-tab")}),
         )
         .await;
-    diffs(&session, 1).await;
+    session.wait_diffs(1).await;
     let claude_id = claude.send("tools/call", json!({"name": "openDiff", "arguments": open_diff_args(&path, "claude\n", "claude-tab")})).await;
-    diffs(&session, 2).await;
+    session.wait_diffs(2).await;
     assert_eq!(
         texts(&claude.call_tool("closeAllDiffTabs", json!({})).await),
         ["CLOSED_1_DIFF_TABS"]
@@ -304,7 +294,7 @@ async fn close_all_closes_only_this_clients_diffs_and_never_the_persons() {
         texts(&claude.response(&claude_id).await),
         ["DIFF_REJECTED", "claude-tab"]
     );
-    let left = diffs(&session, 1).await;
+    let left = session.wait_diffs(1).await;
     assert_eq!(left[0]["tab_name"], "pi-tab");
     session
         .exec("require('pi-ide.diff').reject('pi-tab')")
@@ -362,7 +352,7 @@ async fn unsaved_edits_in_the_target_buffer_are_flagged_in_the_diff() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, "agent\n", "dirty")}),
         )
         .await;
-    diffs(&session, 1).await;
+    session.wait_diffs(1).await;
     let winbar = session.lua("return vim.wo.winbar").await;
     assert!(
         winbar.as_str().unwrap().contains("unsaved changes"),
@@ -383,7 +373,7 @@ async fn crlf_files_round_trip_their_line_endings() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, "a\r\nc\r\n", "dos")}),
         )
         .await;
-    let list = diffs(&session, 1).await;
+    let list = session.wait_diffs(1).await;
     assert_eq!(
         buffer_lines(&session, &list[0]["proposed_buf"]).await,
         json!(["a", "c"])
@@ -406,7 +396,7 @@ async fn quitting_neovim_answers_pending_diffs_as_rejected() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, "r\n", "quit")}),
         )
         .await;
-    diffs(&session, 1).await;
+    session.wait_diffs(1).await;
     let _ = session.nvim.command("qa!").await;
     assert_eq!(
         texts(&agent.response(&id).await),
@@ -441,7 +431,7 @@ async fn large_files_are_diffed_by_the_host_and_drawn_without_diff_mode() {
             json!({"name": "openDiff", "arguments": open_diff_args(&path, &proposal, "large")}),
         )
         .await;
-    let list = diffs(&session, 1).await;
+    let list = session.wait_diffs(1).await;
     let marks = "local d = require('pi-ide.diff').list()[1]
                  local ns = vim.api.nvim_create_namespace('pi-ide-hunks')
                  return { #vim.api.nvim_buf_get_extmarks(d.original_buf, ns, 0, -1, {}), #vim.api.nvim_buf_get_extmarks(d.proposed_buf, ns, 0, -1, {}) }";

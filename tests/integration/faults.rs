@@ -20,10 +20,7 @@ async fn a_file_changed_on_disk_while_its_diff_is_open_is_shown_before_accepting
             json!({"name": "openDiff", "arguments": open_diff_args(&path, "agent\n", "moving")}),
         )
         .await;
-    eventually("the diff", || async {
-        (session.lua("return #require('pi-ide.diff').list()").await == 1).then_some(())
-    })
-    .await;
+    session.wait_diffs(1).await;
     std::fs::write(&path, "someone else wrote this\n").unwrap();
     let left = "local d = require('pi-ide.diff').list()[1]; return vim.api.nvim_buf_get_lines(d.original_buf, 0, -1, false)";
     eventually("the left side to show the new disk contents", || async {
@@ -61,10 +58,7 @@ async fn signals_to_neovim_answer_pending_diffs_and_remove_the_lockfile() {
                 json!({"name": "openDiff", "arguments": open_diff_args(&path, "t\n", "sig")}),
             )
             .await;
-        eventually("the diff", || async {
-            (session.lua("return #require('pi-ide.diff').list()").await == 1).then_some(())
-        })
-        .await;
+        session.wait_diffs(1).await;
         // SAFETY: signalling the Neovim child this test spawned.
         unsafe { libc::kill(session.child.id().unwrap() as i32, signal) };
         assert_eq!(

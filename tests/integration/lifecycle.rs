@@ -266,10 +266,7 @@ async fn user_events_follow_clients_and_diffs() {
     let id = agent
         .send("tools/call", json!({"name": "openDiff", "arguments": crate::common::open_diff_args(&path, "y\n", "ev")}))
         .await;
-    eventually("the diff", || async {
-        (session.lua("return #require('pi-ide.diff').list()").await == 1).then_some(())
-    })
-    .await;
+    session.wait_diffs(1).await;
     session.exec("require('pi-ide.diff').reject()").await;
     agent.response(&id).await;
     drop(agent);

@@ -1,17 +1,10 @@
 //! Load: 8 agents × 10,000 requests while the person moves and types.
 
-use crate::common::Session;
 use crate::load_driver::{self, host_pid, rss_kib};
 
 #[tokio::test]
 async fn eight_agents_flooding_while_the_person_types_are_all_served() {
-    let session = Session::start_with("{ selection = { debounce_ms = 20 } }").await;
-    let text: String = (0..300).map(|i| format!("line {i}\n")).collect();
-    let path = session.write_file("load.txt", &text);
-    session
-        .exec(&format!("vim.cmd.edit('{}')", path.display()))
-        .await;
-    session.wait_clients(0).await;
+    let session = crate::load_driver::session().await;
     let host = host_pid(&session).await;
     let idle = rss_kib(host);
     let report = load_driver::run(&session, 8, 10_000, 24).await;

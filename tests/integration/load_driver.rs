@@ -129,6 +129,19 @@ async fn flood(
     answered
 }
 
+/// Neovim editing a 300-line file, with a short selection debounce so the
+/// person's moves reach the agents quickly.
+pub async fn session() -> Session {
+    let session = Session::start_with("{ selection = { debounce_ms = 20 } }").await;
+    let text: String = (0..300).map(|i| format!("line {i}\n")).collect();
+    let path = session.write_file("load.txt", &text);
+    session
+        .exec(&format!("vim.cmd.edit('{}')", path.display()))
+        .await;
+    session.wait_clients(0).await;
+    session
+}
+
 /// Resident memory of a process, in KiB.
 pub fn rss_kib(pid: i64) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();

@@ -13,10 +13,7 @@ async fn accept_and_write(session: &Session, path: &std::path::Path, new_text: &
             json!({"name": "openDiff", "arguments": open_diff_args(path, new_text, "w")}),
         )
         .await;
-    eventually("the diff", || async {
-        (session.lua("return #require('pi-ide.diff').list()").await == 1).then_some(())
-    })
-    .await;
+    session.wait_diffs(1).await;
     session.exec("require('pi-ide.diff').accept('w')").await;
     let reply = agent.response(&id).await;
     assert_eq!(texts(&reply)[0], "FILE_SAVED");

@@ -7,15 +7,22 @@ use crate::common::{Agent, Session, eventually};
 
 const SOURCE: &str = include_str!("../fixtures/outline/sample.rs");
 
-/// Neovim editing sample.rs in insert mode at line 20, column 8, with a pi agent.
-async fn editing() -> (Session, Agent) {
-    let session = Session::start_with("{ suggestion = { debounce_ms = 30 } }").await;
-    let path = session.write_file("sample.rs", SOURCE);
+/// Neovim (started with `opts`) editing a new file `name`, a pi agent connected.
+async fn editing_file(name: &str, contents: &str, opts: &str) -> (Session, Agent) {
+    let session = Session::start_with(opts).await;
+    let path = session.write_file(name, contents);
     session
         .exec(&format!("vim.cmd.edit('{}')", path.display()))
         .await;
     let agent = session.connect().await;
     session.wait_clients(1).await;
+    (session, agent)
+}
+
+/// Neovim editing sample.rs in insert mode at line 20, column 8, with a pi agent.
+async fn editing() -> (Session, Agent) {
+    let (session, agent) =
+        editing_file("sample.rs", SOURCE, "{ suggestion = { debounce_ms = 30 } }").await;
     session
         .exec("vim.api.nvim_win_set_cursor(0, {20, 8})")
         .await;
@@ -220,16 +227,12 @@ async fn leaving_insert_mode_cancels() {
 
 #[tokio::test]
 async fn comments_and_other_filetypes_are_detected() {
-    let session = Session::start().await;
-    let path = session.write_file(
+    let (session, mut agent) = editing_file(
         "notes.lua",
         "local M = {}\n-- say hello\nfunction M.f()\nend\n",
-    );
-    session
-        .exec(&format!("vim.cmd.edit('{}')", path.display()))
-        .await;
-    let mut agent = session.connect().await;
-    session.wait_clients(1).await;
+        "{}",
+    )
+    .await;
     session
         .exec("vim.api.nvim_win_set_cursor(0, {2, 8}); require('pi-ide.suggest').trigger()")
         .await;
@@ -311,16 +314,12 @@ async fn claude_clients_never_get_suggestion_requests() {
 
 #[tokio::test]
 async fn filetypes_without_a_host_grammar_use_neovims_parser() {
-    let session = Session::start().await;
-    let path = session.write_file(
+    let (session, mut agent) = editing_file(
         "plugin.vim",
         "function! Greet(name)\n  echo a:name\nendfunction\n",
-    );
-    session
-        .exec(&format!("vim.cmd.edit('{}')", path.display()))
-        .await;
-    let mut agent = session.connect().await;
-    session.wait_clients(1).await;
+        "{}",
+    )
+    .await;
     session
         .exec("vim.api.nvim_win_set_cursor(0, {2, 4}); require('pi-ide.suggest').trigger()")
         .await;
