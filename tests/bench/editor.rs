@@ -59,7 +59,41 @@ async fn startup() {
         to_lockfile_ms.push((written_at as f64 - setup_at) / 1e6);
     }
     report("setup_ui_time", median(setup_ms), "ms");
+    report("neovim_startup_overhead", startup_overhead(), "ms");
     report("setup_to_lockfile", median(to_lockfile_ms), "ms");
+}
+
+/// Wall time of `nvim --headless … +qa` with the plugin set up, minus without.
+fn startup_overhead() -> f64 {
+    let run = |with_plugin: bool| {
+        let mut command = std::process::Command::new(crate::common::nvim_binary());
+        command.args(["--headless", "-u", "NONE", "-i", "NONE", "-n"]);
+        command.env("PI_IDE_LOCK_DIR", crate::common::scratch_dir("startup"));
+        if with_plugin {
+            command.args([
+                "--cmd",
+                &format!("set rtp^={}", crate::common::repo_root().display()),
+            ]);
+            command.args(["--cmd", "runtime plugin/pi-ide.lua"]);
+            command.args([
+                "-c",
+                &format!(
+                    "lua require('pi-ide').setup({{ bin = '{}' }})",
+                    env!("CARGO_BIN_EXE_pi-ide")
+                ),
+            ]);
+        }
+        command.args(["-c", "qa!"]);
+        let started = std::time::Instant::now();
+        command.output().unwrap();
+        started.elapsed().as_secs_f64() * 1e3
+    };
+    let (mut with, mut without) = (vec![], vec![]);
+    for _ in 0..RUNS * 3 {
+        without.push(run(false));
+        with.push(run(true));
+    }
+    median(with) - median(without)
 }
 
 async fn connected(opts: &str) -> (Session, StampedAgent) {
