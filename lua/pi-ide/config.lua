@@ -1,6 +1,4 @@
 -- Options: defaults, validation and the merged result other modules read.
-local util = require("pi-ide.util")
-
 local M = {}
 
 M.defaults = {
@@ -136,7 +134,7 @@ function M.apply(opts)
     values.selection.debounce_ms = M.defaults.selection.debounce_ms
   end
   if #problems > 0 then
-    util.notify(table.concat(problems, "\n"), vim.log.levels.WARN)
+    require("pi-ide.util").notify(table.concat(problems, "\n"), vim.log.levels.WARN)
   end
   M.values = values
   return values, problems

@@ -1,17 +1,20 @@
 -- Public entry points: setup() and status(). See :help pi-ide.
 local M = {}
 
+local function start()
+  require("pi-ide.host").start()
+end
+
 local function start_after_vim_enter()
-  local host = require("pi-ide.host")
   if vim.v.vim_did_enter == 1 then
-    vim.schedule(host.start)
+    vim.schedule(start)
     return
   end
   vim.api.nvim_create_autocmd("VimEnter", {
     group = vim.api.nvim_create_augroup("PiIdeStart", { clear = true }),
     once = true,
     callback = function()
-      vim.schedule(host.start)
+      vim.schedule(start)
     end,
   })
 end
@@ -80,13 +83,8 @@ function M.setup(opts)
     desc = "pi-ide: keep the lockfile's workspace folder current",
   })
   if values.auto_start then
-    local host = require("pi-ide.host")
-    if not host.binary() then
-      -- Say what to run now instead of failing later.
-      local _, problem = host.binary()
-      require("pi-ide.util").notify(problem, vim.log.levels.WARN)
-      return
-    end
+    -- The host (and the check that its binary exists, which names the
+    -- command to run if not) waits until Neovim has started.
     start_after_vim_enter()
   end
 end
