@@ -329,66 +329,45 @@ impl Agent {
         }
     }
 
-    /// Waits for the response with `id`, keeping anything else for later.
-    pub async fn response(&mut self, id: &Value) -> Value {
-        if let Some(at) = self
-            .backlog
-            .iter()
-            .position(|m| m.get("id") == Some(id) && m.get("method").is_none())
-        {
+    /// The first message (buffered or new) that satisfies `wanted`; the
+    /// others are kept for later.
+    pub async fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(at) = self.backlog.iter().position(&wanted) {
             return self.backlog.remove(at);
         }
         loop {
             let message = self
                 .read()
                 .await
-                .expect("connection closed before the response");
-            if message.get("id") == Some(id) && message.get("method").is_none() {
+                .unwrap_or_else(|| panic!("connection closed before {what}"));
+            if wanted(&message) {
                 return message;
             }
             self.backlog.push(message);
         }
+    }
+
+    /// Waits for the response with `id`.
+    pub async fn response(&mut self, id: &Value) -> Value {
+        self.wait_for("the response", |m| {
+            m.get("id") == Some(id) && m.get("method").is_none()
+        })
+        .await
     }
 
     /// Waits for a notification `method` whose params satisfy `matches`.
     pub async fn notification(&mut self, method: &str, matches: impl Fn(&Value) -> bool) -> Value {
         let wanted =
             |m: &Value| m["method"] == method && m.get("id").is_none() && matches(&m["params"]);
-        if let Some(at) = self.backlog.iter().position(wanted) {
-            return self.backlog.remove(at)["params"].clone();
-        }
-        loop {
-            let message = self
-                .read()
-                .await
-                .expect("connection closed before the notification");
-            if wanted(&message) {
-                return message["params"].clone();
-            }
-            self.backlog.push(message);
-        }
+        self.wait_for("the notification", wanted).await["params"].clone()
     }
 
     /// Waits for a request from the editor (`getSuggestions`, …).
     pub async fn editor_request(&mut self, method: &str) -> Value {
-        self.notification_or_request(method, true).await
-    }
-
-    async fn notification_or_request(&mut self, method: &str, request: bool) -> Value {
-        let wanted = |m: &Value| m["method"] == method && m.get("id").is_some() == request;
-        if let Some(at) = self.backlog.iter().position(wanted) {
-            return self.backlog.remove(at);
-        }
-        loop {
-            let message = self
-                .read()
-                .await
-                .expect("connection closed before the request");
-            if wanted(&message) {
-                return message;
-            }
-            self.backlog.push(message);
-        }
+        self.wait_for("the request", |m| {
+            m["method"] == method && m.get("id").is_some()
+        })
+        .await
     }
 
     /// Answers an editor request with a result.
