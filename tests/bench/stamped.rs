@@ -5,7 +5,6 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 /// Nanoseconds on CLOCK_MONOTONIC.
 pub fn now_ns() -> u64 {
@@ -32,12 +31,7 @@ pub struct StampedAgent {
 
 impl StampedAgent {
     pub async fn connect(port: u16, token: &str) -> StampedAgent {
-        let mut request = format!("ws://127.0.0.1:{port}/")
-            .into_client_request()
-            .unwrap();
-        request
-            .headers_mut()
-            .insert("x-pi-ide-authorization", token.parse().unwrap());
+        let request = crate::common::upgrade_request(port, &[("x-pi-ide-authorization", token)]);
         let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
         let (mut sink, mut stream) = ws.split();
         let (outbox, mut outgoing) = mpsc::unbounded_channel::<String>();

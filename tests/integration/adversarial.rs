@@ -346,10 +346,5 @@ async fn an_unusable_lock_directory_is_reported_with_its_path() {
         told.iter().any(|m| m.contains(dir.to_str().unwrap())),
         "{told:?}"
     );
-    assert_eq!(
-        session
-            .lua("return require('pi-ide').status().running")
-            .await,
-        false
-    );
+    session.wait_stopped().await;
 }

@@ -188,6 +188,14 @@ impl Session {
         .await
     }
 
+    /// Waits until `status()` says the host is not running.
+    pub async fn wait_stopped(&self) {
+        eventually("status() to say stopped", || async {
+            (self.lua("return require('pi-ide').status().running").await == false).then_some(())
+        })
+        .await
+    }
+
     /// Waits until `status().running` and `n` clients are known to Lua.
     pub async fn wait_clients(&self, n: usize) {
         eventually(&format!("{n} clients in status()"), || async {
@@ -252,6 +260,22 @@ pub struct Agent {
     backlog: Vec<Value>,
 }
 
+/// A WebSocket upgrade request to the host on `port` with extra `headers`.
+pub fn upgrade_request(
+    port: u16,
+    headers: &[(&str, &str)],
+) -> tokio_tungstenite::tungstenite::handshake::client::Request {
+    let mut request = format!("ws://127.0.0.1:{port}/")
+        .into_client_request()
+        .unwrap();
+    for (name, value) in headers {
+        let name =
+            tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(name.as_bytes()).unwrap();
+        request.headers_mut().insert(name, value.parse().unwrap());
+    }
+    request
+}
+
 impl Agent {
     pub async fn connect(
         port: u16,
@@ -259,18 +283,9 @@ impl Agent {
         token: &str,
         subprotocol: Option<&str>,
     ) -> Result<Agent, tokio_tungstenite::tungstenite::Error> {
-        let mut request = format!("ws://127.0.0.1:{port}/").into_client_request()?;
-        request.headers_mut().insert(
-            tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(header.as_bytes())
-                .unwrap(),
-            token.parse().unwrap(),
-        );
-        if let Some(protocol) = subprotocol {
-            request
-                .headers_mut()
-                .insert("Sec-WebSocket-Protocol", protocol.parse().unwrap());
-        }
-        let (ws, _) = tokio_tungstenite::connect_async(request).await?;
+        let mut headers = vec![(header, token)];
+        headers.extend(subprotocol.map(|protocol| ("Sec-WebSocket-Protocol", protocol)));
+        let (ws, _) = tokio_tungstenite::connect_async(upgrade_request(port, &headers)).await?;
         Ok(Agent {
             ws,
             backlog: Vec::new(),

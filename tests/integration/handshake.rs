@@ -3,9 +3,8 @@
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Error;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::common::{Agent, Session};
+use crate::common::{Agent, Session, upgrade_request};
 
 fn status_of(result: Result<Agent, Error>) -> u16 {
     match result {
@@ -38,15 +37,13 @@ async fn wrong_or_missing_tokens_get_401_before_the_upgrade() {
         );
     }
     // A correct token from a web page is refused too.
-    let mut request = format!("ws://127.0.0.1:{port}/")
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("x-pi-ide-authorization", token.parse().unwrap());
-    request
-        .headers_mut()
-        .insert("Origin", "https://evil.example".parse().unwrap());
+    let request = upgrade_request(
+        port,
+        &[
+            ("x-pi-ide-authorization", token),
+            ("Origin", "https://evil.example"),
+        ],
+    );
     match tokio_tungstenite::connect_async(request).await {
         Err(Error::Http(response)) => assert_eq!(response.status(), 401),
         other => panic!("web origin accepted: {:?}", other.map(|_| ())),
@@ -82,31 +79,27 @@ async fn claude_gets_the_mcp_subprotocol_and_pi_needs_none() {
     let session = Session::start().await;
     let (port, lock) = session.lockfile().await;
     let token = lock["authToken"].as_str().unwrap();
-    let mut request = format!("ws://127.0.0.1:{port}/")
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("x-claude-code-ide-authorization", token.parse().unwrap());
-    request
-        .headers_mut()
-        .insert("Sec-WebSocket-Protocol", "mcp".parse().unwrap());
+    let request = upgrade_request(
+        port,
+        &[
+            ("x-claude-code-ide-authorization", token),
+            ("Sec-WebSocket-Protocol", "mcp"),
+        ],
+    );
     let (_, response) = tokio_tungstenite::connect_async(request).await.unwrap();
     assert_eq!(
         response.headers().get("sec-websocket-protocol").unwrap(),
         "mcp"
     );
-    let mut request = format!("ws://127.0.0.1:{port}/")
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("x-pi-ide-authorization", token.parse().unwrap());
-    request.headers_mut().insert(
-        "Sec-WebSocket-Extensions",
-        "permessage-deflate; client_max_window_bits"
-            .parse()
-            .unwrap(),
+    let request = upgrade_request(
+        port,
+        &[
+            ("x-pi-ide-authorization", token),
+            (
+                "Sec-WebSocket-Extensions",
+                "permessage-deflate; client_max_window_bits",
+            ),
+        ],
     );
     let (_, response) = tokio_tungstenite::connect_async(request).await.unwrap();
     assert!(response.headers().get("sec-websocket-protocol").is_none());

@@ -69,14 +69,7 @@ async fn stop_removes_the_lockfile_and_start_writes_a_new_one() {
         (!session.lock_dir.join(format!("{port}.lock")).exists()).then_some(())
     })
     .await;
-    eventually("status() to say stopped", || async {
-        (session
-            .lua("return require('pi-ide').status().running")
-            .await
-            == false)
-            .then_some(())
-    })
-    .await;
+    session.wait_stopped().await;
     session.exec("vim.cmd('PiIde start')").await;
     let (new_port, _) = session.lockfile().await;
     assert_ne!(new_port, 0);
@@ -166,14 +159,7 @@ async fn a_killed_host_is_reported_once_and_restart_brings_it_back() {
         .unwrap() as i32;
     // SAFETY: killing the host process this test's Neovim started.
     unsafe { libc::kill(host_pid, libc::SIGKILL) };
-    eventually("Neovim to notice", || async {
-        (session
-            .lua("return require('pi-ide').status().running")
-            .await
-            == false)
-            .then_some(())
-    })
-    .await;
+    session.wait_stopped().await;
     assert!(
         !session.lock_dir.join(format!("{port}.lock")).exists(),
         "Lua removes the killed host's lockfile"
@@ -200,12 +186,7 @@ async fn a_missing_binary_is_reported_with_the_fix() {
             .then_some(())
     })
     .await;
-    assert_eq!(
-        session
-            .lua("return require('pi-ide').status().running")
-            .await,
-        false
-    );
+    session.wait_stopped().await;
 }
 
 #[tokio::test]
@@ -221,14 +202,7 @@ async fn a_host_that_does_not_match_the_lua_seam_is_refused_with_the_fix() {
             .any(|m| m.contains("does not match") && m.contains("cargo build --release --locked")),
         "{told:?}"
     );
-    eventually("the mismatched host to stop", || async {
-        (session
-            .lua("return require('pi-ide').status().running")
-            .await
-            == false)
-            .then_some(())
-    })
-    .await;
+    session.wait_stopped().await;
 }
 
 #[tokio::test]
