@@ -44,15 +44,6 @@ impl PendingDiff {
     }
 }
 
-/// Snapshot of one pending diff for status displays.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DiffSummary {
-    pub id: u64,
-    pub tab_name: String,
-    pub client: ClientId,
-    pub path: PathBuf,
-}
-
 #[derive(Default)]
 pub struct Diffs {
     inner: Mutex<DiffsInner>,
@@ -124,19 +115,6 @@ impl Diffs {
         self.take_where(|_| true)
     }
 
-    pub fn summaries(&self) -> Vec<DiffSummary> {
-        self.lock()
-            .pending
-            .values()
-            .map(|diff| DiffSummary {
-                id: diff.id,
-                tab_name: diff.tab_name.clone(),
-                client: diff.client,
-                path: diff.path.clone(),
-            })
-            .collect()
-    }
-
     fn take_where(&self, keep: impl Fn(&PendingDiff) -> bool) -> Vec<PendingDiff> {
         let mut inner = self.lock();
         let ids: Vec<u64> = inner
@@ -194,7 +172,6 @@ mod tests {
             "a second take finds nothing"
         );
 
-        assert_eq!(diffs.summaries().len(), 1);
         assert_eq!(diffs.take_client(b).len(), 1);
         assert!(diffs.take_all().is_empty());
     }

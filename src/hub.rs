@@ -39,14 +39,6 @@ pub struct ClientEntry {
     outbox: UnboundedSender<String>,
 }
 
-/// A snapshot of one client for status displays.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClientSummary {
-    pub id: ClientId,
-    pub kind: ClientKind,
-    pub name: Option<String>,
-}
-
 #[derive(Default)]
 pub struct Hub {
     inner: Mutex<HubInner>,
@@ -117,18 +109,6 @@ impl Hub {
         }
     }
 
-    pub fn summaries(&self) -> Vec<ClientSummary> {
-        self.lock()
-            .clients
-            .iter()
-            .map(|(id, entry)| ClientSummary {
-                id: *id,
-                kind: entry.kind,
-                name: entry.name.clone(),
-            })
-            .collect()
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, HubInner> {
         crate::locking::lock(&self.inner)
     }
@@ -154,10 +134,15 @@ mod tests {
         assert_eq!(rx_b.try_recv().unwrap(), "all");
         assert!(rx_b.try_recv().is_err());
         hub.set_name(b, "claude-code".into());
-        assert_eq!(hub.summaries()[1].name.as_deref(), Some("claude-code"));
+        assert_eq!(hub.latest(ClientKind::Claude), Some(b));
         assert_eq!(hub.kind(b), Some(ClientKind::Claude));
         hub.unregister(a);
         assert!(!hub.send(a, "late".into()));
         assert!(!hub.is_empty());
+        assert_eq!(
+            hub.unregister(b).unwrap().name.as_deref(),
+            Some("claude-code")
+        );
+        assert!(hub.is_empty());
     }
 }

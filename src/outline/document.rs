@@ -57,10 +57,6 @@ impl Document {
         &self.lines
     }
 
-    pub fn tick(&self) -> u64 {
-        self.tick
-    }
-
     /// Switches grammars when the buffer's filetype changed.
     pub fn set_filetype(&mut self, filetype: &str) {
         if self.filetype == filetype {
