@@ -11,7 +11,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::Frame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 
-use crate::common::{Agent, DEADLINE, Session, eventually, open_diff_args, texts};
+use crate::common::{Agent, DEADLINE, Session, eventually, texts};
 
 /// Reads until the server closes the TCP connection; returns the seconds it took.
 async fn seconds_until_closed(stream: &mut TcpStream) -> f64 {
@@ -234,12 +234,7 @@ async fn unusual_open_diff_targets_show_exactly_what_was_proposed() {
     ];
     for (path, proposal, tab) in &cases {
         let before = std::fs::read(path).unwrap();
-        let id = agent
-            .send(
-                "tools/call",
-                json!({"name": "openDiff", "arguments": open_diff_args(path, proposal, tab)}),
-            )
-            .await;
+        let id = agent.open_diff(path, proposal, tab).await;
         session.wait_diffs(1).await;
         let lines = session.lua("return vim.api.nvim_buf_get_lines(require('pi-ide.diff').list()[1].proposed_buf, 0, -1, false)").await;
         let expected: Vec<&str> = proposal
@@ -291,12 +286,7 @@ async fn a_four_megabyte_diff_round_trips() {
     assert!(proposal.len() > 3_500_000);
     let path = session.write_file("big.txt", &original);
     let mut agent = session.connect().await;
-    let id = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, &proposal, "big")}),
-        )
-        .await;
+    let id = agent.open_diff(&path, &proposal, "big").await;
     session.wait_diffs(1).await;
     session.exec("require('pi-ide.diff').accept()").await;
     let reply = agent.response(&id).await;
@@ -311,12 +301,7 @@ async fn a_close_frame_mid_request_closes_its_diff() {
     let session = Session::start().await;
     let path = session.write_file("mid.txt", "a\n");
     let mut agent = session.connect().await;
-    agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "b\n", "mid")}),
-        )
-        .await;
+    agent.open_diff(&path, "b\n", "mid").await;
     session.wait_diffs(1).await;
     agent.ws.close(None).await.unwrap();
     session.wait_diffs(0).await;

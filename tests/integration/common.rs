@@ -323,6 +323,16 @@ impl Agent {
         self.response(&id).await
     }
 
+    /// Sends `openDiff` for `path` (old = new path) without waiting; returns the id.
+    pub async fn open_diff(&mut self, path: &Path, contents: &str, tab_name: &str) -> Value {
+        let arguments = open_diff_args(path, contents, tab_name);
+        self.send(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": arguments}),
+        )
+        .await
+    }
+
     pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
         self.request("tools/call", json!({"name": name, "arguments": arguments}))
             .await

@@ -19,7 +19,7 @@ async fn write_in_the_proposal_accepts_without_touching_the_file() {
     let session = Session::start().await;
     let path = session.write_file("a.txt", "one\ntwo\n");
     let mut agent = session.connect().await;
-    let id = agent.send("tools/call", json!({"name": "openDiff", "arguments": open_diff_args(&path, "one\n2\nthree\n", "pi-edit:1")})).await;
+    let id = agent.open_diff(&path, "one\n2\nthree\n", "pi-edit:1").await;
     let list = session.wait_diffs(1).await;
     assert_eq!(list[0]["tab_name"], "pi-edit:1");
     assert_eq!(list[0]["path"], path.to_str().unwrap());
@@ -61,12 +61,7 @@ async fn accept_sends_the_persons_edits_and_honours_eol() {
     let session = Session::start().await;
     let path = session.write_file("b.txt", "x\n");
     let mut agent = session.connect().await;
-    let id = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "a\nb", "t")}),
-        )
-        .await;
+    let id = agent.open_diff(&path, "a\nb", "t").await;
     let list = session.wait_diffs(1).await;
     session
         .lua_with(
@@ -91,12 +86,7 @@ async fn rejecting_by_command_or_by_closing_the_proposal() {
         ("by-command", "vim.cmd('PiIde reject')"),
         ("by-closing", "vim.cmd('quit')"),
     ] {
-        let id = agent
-            .send(
-                "tools/call",
-                json!({"name": "openDiff", "arguments": open_diff_args(&path, "new\n", tab)}),
-            )
-            .await;
+        let id = agent.open_diff(&path, "new\n", tab).await;
         session.wait_diffs(1).await;
         session.exec(how).await;
         assert_eq!(
@@ -119,7 +109,7 @@ async fn a_new_file_shows_an_empty_left_side_and_is_not_created() {
     let session = Session::start().await;
     let path = session.work_dir.join("sub/dir/new.rs");
     let mut agent = session.connect().await;
-    let id = agent.send("tools/call", json!({"name": "openDiff", "arguments": open_diff_args(&path, "fn main() {}\n", "new")})).await;
+    let id = agent.open_diff(&path, "fn main() {}\n", "new").await;
     let list = session.wait_diffs(1).await;
     assert_eq!(
         buffer_lines(&session, &list[0]["original_buf"]).await,
@@ -155,12 +145,7 @@ async fn close_tab_rejects_a_pending_diff_and_ignores_unknown_tabs() {
         ),
         ["TAB_CLOSED"]
     );
-    let id = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "e\n", "pending")}),
-        )
-        .await;
+    let id = agent.open_diff(&path, "e\n", "pending").await;
     session.wait_diffs(1).await;
     let close = agent
         .call_tool("close_tab", json!({"tab_name": "pending"}))
@@ -179,18 +164,8 @@ async fn two_diffs_at_once_resolve_independently() {
     let a = session.write_file("a.txt", "a\n");
     let b = session.write_file("b.txt", "b\n");
     let mut agent = session.connect().await;
-    let id_a = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&a, "A\n", "tab-a")}),
-        )
-        .await;
-    let id_b = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&b, "B\n", "tab-b")}),
-        )
-        .await;
+    let id_a = agent.open_diff(&a, "A\n", "tab-a").await;
+    let id_b = agent.open_diff(&b, "B\n", "tab-b").await;
     session.wait_diffs(2).await;
     // getDiagnostics is answered while both diffs wait for the person.
     assert!(agent.call_tool("getDiagnostics", json!({})).await["result"].is_object());
@@ -208,19 +183,9 @@ async fn the_same_tab_name_replaces_the_older_diff() {
     let session = Session::start().await;
     let path = session.write_file("e.txt", "e\n");
     let mut agent = session.connect().await;
-    let first = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "first\n", "same")}),
-        )
-        .await;
+    let first = agent.open_diff(&path, "first\n", "same").await;
     session.wait_diffs(1).await;
-    let second = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "second\n", "same")}),
-        )
-        .await;
+    let second = agent.open_diff(&path, "second\n", "same").await;
     assert_eq!(texts(&agent.response(&first).await)[0], "DIFF_REJECTED");
     let list = eventually("the second proposal", || async {
         let list = session.wait_diffs(1).await;
@@ -250,12 +215,7 @@ async fn a_disconnecting_client_leaves_nothing_behind() {
         .exec("vim.api.nvim_buf_set_lines(0, 0, -1, false, {'unsaved work'})")
         .await;
     let mut agent = session.connect().await;
-    agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "g\n", "orphan")}),
-        )
-        .await;
+    agent.open_diff(&path, "g\n", "orphan").await;
     session.wait_diffs(1).await;
     drop(agent);
     session.wait_diffs(0).await;
@@ -277,14 +237,9 @@ async fn close_all_closes_only_this_clients_diffs_and_never_the_persons() {
     session.exec("vim.cmd('tabnew'); vim.cmd('diffthis'); vim.cmd('vnew'); vim.cmd('diffthis'); vim.cmd('tabfirst')").await;
     let mut pi = session.connect().await;
     let mut claude = session.connect_claude().await;
-    let pi_id = pi
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "pi\n", "pi-tab")}),
-        )
-        .await;
+    let pi_id = pi.open_diff(&path, "pi\n", "pi-tab").await;
     session.wait_diffs(1).await;
-    let claude_id = claude.send("tools/call", json!({"name": "openDiff", "arguments": open_diff_args(&path, "claude\n", "claude-tab")})).await;
+    let claude_id = claude.open_diff(&path, "claude\n", "claude-tab").await;
     session.wait_diffs(2).await;
     assert_eq!(
         texts(&claude.call_tool("closeAllDiffTabs", json!({})).await),
@@ -346,12 +301,7 @@ async fn unsaved_edits_in_the_target_buffer_are_flagged_in_the_diff() {
         ))
         .await;
     let mut agent = session.connect().await;
-    let id = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "agent\n", "dirty")}),
-        )
-        .await;
+    let id = agent.open_diff(&path, "agent\n", "dirty").await;
     session.wait_diffs(1).await;
     let winbar = session.lua("return vim.wo.winbar").await;
     assert!(
@@ -367,12 +317,7 @@ async fn crlf_files_round_trip_their_line_endings() {
     let session = Session::start().await;
     let path = session.write_file("dos.txt", "a\r\nb\r\n");
     let mut agent = session.connect().await;
-    let id = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "a\r\nc\r\n", "dos")}),
-        )
-        .await;
+    let id = agent.open_diff(&path, "a\r\nc\r\n", "dos").await;
     let list = session.wait_diffs(1).await;
     assert_eq!(
         buffer_lines(&session, &list[0]["proposed_buf"]).await,
@@ -390,12 +335,7 @@ async fn quitting_neovim_answers_pending_diffs_as_rejected() {
     let session = Session::start().await;
     let path = session.write_file("q.txt", "q\n");
     let mut agent = session.connect().await;
-    let id = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "r\n", "quit")}),
-        )
-        .await;
+    let id = agent.open_diff(&path, "r\n", "quit").await;
     session.wait_diffs(1).await;
     let _ = session.nvim.command("qa!").await;
     assert_eq!(
@@ -425,12 +365,7 @@ async fn large_files_are_diffed_by_the_host_and_drawn_without_diff_mode() {
         .collect();
     let path = session.write_file("large.txt", &original);
     let mut agent = session.connect().await;
-    let id = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, &proposal, "large")}),
-        )
-        .await;
+    let id = agent.open_diff(&path, &proposal, "large").await;
     let list = session.wait_diffs(1).await;
     let marks = "local d = require('pi-ide.diff').list()[1]
                  local ns = vim.api.nvim_create_namespace('pi-ide-hunks')

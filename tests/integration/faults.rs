@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::common::{Session, eventually, open_diff_args, texts};
+use crate::common::{Session, eventually, texts};
 
 /// True once `pid` no longer exists: neither running nor a zombie.
 fn process_gone_or_reaped(pid: i32) -> bool {
@@ -14,12 +14,7 @@ async fn a_file_changed_on_disk_while_its_diff_is_open_is_shown_before_accepting
     let session = Session::start().await;
     let path = session.write_file("moving.txt", "first\n");
     let mut agent = session.connect().await;
-    let id = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(&path, "agent\n", "moving")}),
-        )
-        .await;
+    let id = agent.open_diff(&path, "agent\n", "moving").await;
     session.wait_diffs(1).await;
     std::fs::write(&path, "someone else wrote this\n").unwrap();
     let left = "local d = require('pi-ide.diff').list()[1]; return vim.api.nvim_buf_get_lines(d.original_buf, 0, -1, false)";
@@ -52,12 +47,7 @@ async fn signals_to_neovim_answer_pending_diffs_and_remove_the_lockfile() {
         let path = session.write_file("s.txt", "s\n");
         let (port, _) = session.lockfile().await;
         let mut agent = session.connect().await;
-        let id = agent
-            .send(
-                "tools/call",
-                json!({"name": "openDiff", "arguments": open_diff_args(&path, "t\n", "sig")}),
-            )
-            .await;
+        let id = agent.open_diff(&path, "t\n", "sig").await;
         session.wait_diffs(1).await;
         // SAFETY: signalling the Neovim child this test spawned.
         unsafe { libc::kill(session.child.id().unwrap() as i32, signal) };

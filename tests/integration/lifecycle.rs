@@ -240,7 +240,10 @@ async fn user_events_follow_clients_and_diffs() {
     let path = session.write_file("ev.txt", "x\n");
     let mut agent = session.connect().await;
     let id = agent
-        .send("tools/call", json!({"name": "openDiff", "arguments": crate::common::open_diff_args(&path, "y\n", "ev")}))
+        .open_diff(
+            &path, "y
+", "ev",
+        )
         .await;
     session.wait_diffs(1).await;
     session.exec("require('pi-ide.diff').reject()").await;

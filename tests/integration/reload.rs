@@ -3,16 +3,11 @@
 
 use serde_json::json;
 
-use crate::common::{Session, eventually, open_diff_args, texts};
+use crate::common::{Session, eventually, texts};
 
 async fn accept_and_write(session: &Session, path: &std::path::Path, new_text: &str) {
     let mut agent = session.connect().await;
-    let id = agent
-        .send(
-            "tools/call",
-            json!({"name": "openDiff", "arguments": open_diff_args(path, new_text, "w")}),
-        )
-        .await;
+    let id = agent.open_diff(path, new_text, "w").await;
     session.wait_diffs(1).await;
     session.exec("require('pi-ide.diff').accept('w')").await;
     let reply = agent.response(&id).await;
