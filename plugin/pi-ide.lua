@@ -19,9 +19,22 @@ end, {
   end,
 })
 
-vim.keymap.set("n", "<Plug>(PiIdeDiffAccept)", function()
-  require("pi-ide.diff").accept()
-end, { desc = "pi-ide: accept the diff in this tab" })
-vim.keymap.set("n", "<Plug>(PiIdeDiffReject)", function()
-  require("pi-ide.diff").reject()
-end, { desc = "pi-ide: reject the diff in this tab" })
+-- Every <Plug> map exists whatever the options say, so people can map their
+-- own keys with the defaults off.
+local plugs = {
+  { "n", "PiIdeDiffAccept", "pi-ide.diff", "accept", "accept the diff in this tab" },
+  { "n", "PiIdeDiffReject", "pi-ide.diff", "reject", "reject the diff in this tab" },
+  { "i", "PiIdeSuggestionAccept", "pi-ide.suggest", "accept", "accept the suggestion" },
+  { "i", "PiIdeSuggestionAcceptWord", "pi-ide.suggest", "accept_word", "accept the suggestion's next word" },
+  { "i", "PiIdeSuggestionAcceptLine", "pi-ide.suggest", "accept_line", "accept the suggestion's line" },
+  { "i", "PiIdeSuggestionNext", "pi-ide.suggest", "next", "next suggestion" },
+  { "i", "PiIdeSuggestionPrev", "pi-ide.suggest", "prev", "previous suggestion" },
+  { "i", "PiIdeSuggestionDismiss", "pi-ide.suggest", "dismiss", "dismiss the suggestion" },
+  { "i", "PiIdeSuggestionTrigger", "pi-ide.suggest", "trigger", "ask for a suggestion" },
+}
+for _, plug in ipairs(plugs) do
+  local mode, name, module, action, desc = unpack(plug)
+  vim.keymap.set(mode, "<Plug>(" .. name .. ")", function()
+    require(module)[action]()
+  end, { desc = "pi-ide: " .. desc })
+end

@@ -1,6 +1,6 @@
 //! Secret tokens and the handshake headers that carry them.
 
-use crate::hub::ClientKind;
+use crate::client::ClientKind;
 
 /// Header the pi-ide extension sends its token in.
 pub const PI_HEADER: &str = "x-pi-ide-authorization";

@@ -1,109 +1,37 @@
-//! Wiring: attach to Neovim, listen, write the lockfile, run the editor event
-//! loop, and shut down cleanly (every pending diff answered, lockfile gone).
+//! Wiring: attach to Neovim, listen, write the lockfile, feed Neovim's events
+//! to [`crate::events`], and shut down cleanly (every pending diff answered,
+//! lockfile gone, connections given a moment to send their last replies).
 
 use std::io;
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::{mpsc, watch};
 
 use crate::config::Config;
-use crate::diffs::{DiffOutcome, Diffs, PendingDiff};
-use crate::hub::{ClientId, ClientKind, Hub};
-use crate::jsonrpc;
+use crate::diagnostics::Mirror;
+use crate::diff::pending::{DiffOutcome, PendingDiffs};
 use crate::lockfile::{self, LockInfo, Lockfile};
 use crate::nvim::editor::Editor;
-use crate::nvim::handler::{EditorEvent, NvimHandler};
-use crate::outgoing::Outgoing;
+use crate::nvim::handler::NvimHandler;
+use crate::nvim::seam::{EditorEvent, LuaCall, SEAM_VERSION, Started};
 use crate::outline::worker::Worker;
-use crate::selection::Positions;
-use crate::suggest::{self, Suggestions};
+use crate::state::State;
+use crate::state::clients::Clients;
+use crate::state::outgoing::Outgoing;
 
 /// How long connections get to flush their last replies at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
-/// State every transport and tool shares; none of it knows about sockets.
-pub struct Shared {
-    pub hub: Hub,
-    pub diffs: Diffs,
-    pub editor: Editor,
-    /// The secret agents must present in the handshake.
-    pub token: String,
-    /// Mirrors of buffers that asked for suggestions, with their syntax trees.
-    pub outline: Worker,
-    /// Requests we sent to agents, waiting for answers.
-    pub outgoing: Outgoing,
-    /// Suggestion requests in flight, for cancellation.
-    pub suggestions: Suggestions,
-}
-
-impl Shared {
-    /// Answers a pending diff and closes its windows.
-    pub fn finish_diff(&self, diff: PendingDiff, outcome: DiffOutcome) {
-        self.editor.close_diff(diff.id);
-        diff.answer(outcome);
-    }
-
-    /// A client left: its diffs close, Lua hears about it.
-    pub fn client_gone(&self, client: ClientId) {
-        self.outgoing.forget_client(client);
-        for diff in self.diffs.take_client(client) {
-            self.finish_diff(diff, DiffOutcome::rejected("the agent disconnected"));
-        }
-        if let Some(entry) = self.hub.unregister(client) {
-            self.editor.push(
-                "pi-ide.host",
-                "_on_client",
-                vec![
-                    json!("disconnected"),
-                    client_json(client, entry.kind, entry.name),
-                ],
-            );
-        }
-    }
-
-    /// Sends the current editor context to one client (right after `initialize`).
-    pub async fn push_selection(&self, client: ClientId) {
-        match self.editor.current_positions().await {
-            Ok(Some(positions)) => {
-                if let Some(message) = self.selection_message(&positions).await {
-                    self.hub.send(client, message);
-                }
-            }
-            Ok(None) => {}
-            Err(error) => tracing::warn!("cannot read the current position: {error}"),
-        }
-    }
-
-    async fn selection_message(&self, positions: &Positions) -> Option<String> {
-        let (first, last) = positions.rows();
-        match self.editor.lines(positions.buf, first, last).await {
-            Ok(lines) => Some(jsonrpc::notification(
-                "selection_changed",
-                positions.to_params(&lines),
-            )),
-            Err(error) => {
-                tracing::warn!("cannot read selected lines: {error}");
-                None
-            }
-        }
-    }
-}
-
-/// `{id, kind, name}` as Lua's status mirror stores it.
-pub fn client_json(id: ClientId, kind: ClientKind, name: Option<String>) -> Value {
-    json!({"id": id.0, "kind": kind.as_str(), "name": name})
-}
-
 pub async fn run(config: Config) -> io::Result<()> {
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let outline = Worker::spawn()?;
-    let (nvim, io_loop) =
-        nvim_rs::create::tokio::new_parent(NvimHandler::new(events_tx, outline.clone())).await?;
+    let diagnostics = Arc::new(Mirror::default());
+    let handler = NvimHandler::new(events_tx, outline.clone(), diagnostics.clone());
+    let (nvim, io_loop) = nvim_rs::create::tokio::new_parent(handler).await?;
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
     let port = listener.local_addr()?.port();
     let dir = config
@@ -133,33 +61,32 @@ pub async fn run(config: Config) -> io::Result<()> {
         lock.path().display()
     );
 
-    let shared = Arc::new(Shared {
-        hub: Hub::default(),
-        diffs: Diffs::default(),
-        editor: Editor::new(nvim),
-        token,
-        outline,
+    let state = Arc::new(State {
+        clients: Clients::default(),
+        diffs: PendingDiffs::default(),
         outgoing: Outgoing::default(),
-        suggestions: Suggestions::default(),
+        diagnostics,
+        editor: Editor::new(nvim),
+        outline,
+        token,
     });
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    tokio::spawn(crate::mcp::server::serve(
+    // Every transport task holds a clone; the receiver closes when all ended.
+    let (done_tx, mut all_done) = mpsc::channel::<()>(1);
+    tokio::spawn(crate::ws::server::serve(
         listener,
-        shared.clone(),
+        state.clone(),
         shutdown_rx,
+        done_tx,
     ));
-    shared.editor.push(
-        "pi-ide.host",
-        "_on_started",
-        vec![json!({
-            "version": env!("CARGO_PKG_VERSION"),
-            "seam": crate::SEAM_VERSION,
-            "port": port,
-            "lockfile": lock.path(),
-            "pid": std::process::id(),
-            "languages": crate::outline::languages::filetypes(),
-        })],
-    );
+    state.editor.push(LuaCall::Started(Started {
+        version: env!("CARGO_PKG_VERSION"),
+        seam: SEAM_VERSION,
+        port,
+        lockfile: lock.path().display().to_string(),
+        pid: std::process::id(),
+        languages: crate::outline::languages::filetypes(),
+    }));
 
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
@@ -174,42 +101,22 @@ pub async fn run(config: Config) -> io::Result<()> {
             _ = interrupt.recv() => {}
             event = events.recv() => match event {
                 None | Some(EditorEvent::Stop) => break,
-                Some(EditorEvent::Selection(positions)) => {
-                    if !shared.hub.is_empty() && let Some(message) = shared.selection_message(&positions).await {
-                        shared.hub.broadcast(&message);
-                    }
-                }
-                Some(EditorEvent::DiffDecided { id, outcome }) => {
-                    if let Some(diff) = shared.diffs.take(id) {
-                        diff.answer(outcome);
-                    }
-                }
-                Some(EditorEvent::Suggest(request)) => {
-                    shared.suggestions.begin(request.token);
-                    tokio::spawn(suggest::run(shared.clone(), request));
-                }
-                Some(EditorEvent::SuggestCancel(token)) => suggest::cancel(&shared, token),
-                Some(EditorEvent::ListModels) => {
-                    tokio::spawn(suggest::list_models(shared.clone()));
-                }
                 Some(EditorEvent::Cwd(dir)) => {
                     if let Err(error) = lock.set_workspace_folders(vec![dir]) {
                         tracing::warn!("cannot update the lockfile: {error}");
                     }
                 }
+                Some(event) => crate::events::handle(&state, event).await,
             },
         }
     }
 
-    for diff in shared.diffs.take_all() {
+    for diff in state.diffs.take_all() {
         diff.answer(DiffOutcome::rejected("Neovim is closing"));
     }
     lock.remove();
     let _ = shutdown_tx.send(true);
-    let deadline = tokio::time::Instant::now() + SHUTDOWN_GRACE;
-    while !shared.hub.is_empty() && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, all_done.recv()).await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -9,7 +9,6 @@ pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
-pub const INTERNAL_ERROR: i64 = -32603;
 
 /// One message received from a client.
 #[derive(Debug, PartialEq)]
@@ -227,7 +226,7 @@ mod tests {
             panic!("not a request");
         };
         assert!(result(&parsed, json!({})).contains(&format!(r#""id":{id}"#)));
-        assert!(error(&parsed, INTERNAL_ERROR, "x").contains(&format!(r#""id":{id}"#)));
+        assert!(error(&parsed, INVALID_PARAMS, "x").contains(&format!(r#""id":{id}"#)));
     }
 
     #[test]

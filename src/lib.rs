@@ -4,43 +4,53 @@
 //! extension, Claude Code) over an authenticated loopback WebSocket and turns
 //! their requests into editor actions that the Lua glue renders.
 //!
-//! Module map:
-//! * [`config`]    – the command line Neovim starts the host with.
-//! * [`logging`]   – tracing to a file; stdout is the RPC channel.
-//! * [`locking`]   – mutex locking that survives a panicked task.
-//! * [`lockfile`]  – the discovery files agents read: write, update, remove, stale GC.
-//! * [`auth`]      – secret tokens, constant-time checks, which header means which client.
-//! * [`jsonrpc`]   – JSON-RPC 2.0 classification and reply builders (no I/O).
-//! * [`hub`]       – connected clients and their outboxes; knows nothing about sockets.
-//! * [`diffs`]     – pending `openDiff` requests waiting for the person.
-//! * [`hunks`]     – line diffs of large files, so Neovim need not compute them.
-//! * [`selection`] – cursor/selection positions → `selection_changed` params.
-//! * [`outline`]   – tree-sitter outline, scope and comment detection off the UI thread.
-//! * [`suggest`]   – `getSuggestions` requests to pi, cancellation, model listing.
-//! * [`outgoing`]  – requests the editor sends to agents and their answers.
-//! * [`tools`]     – one file per MCP tool plus the registry behind `tools/list`.
-//! * [`mcp`]       – the WebSocket transport: accept, handshake, connection loop, dispatch.
-//! * [`nvim`]      – the msgpack-RPC seam: notifications from Lua, calls into Lua.
-//! * [`host`]      – wiring, the editor event loop and shutdown.
+//! Module map, by layer; each layer uses only the layers below it.
+//!
+//! Wiring:
+//! * [`host`]        – attach, listen, write the lockfile, event loop, shutdown.
+//! * [`config`], [`logging`] – the command line; tracing to a file (stdout is RPC).
+//!
+//! Transports (parse, authenticate, forward):
+//! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
+//! * [`lockfile`]    – the discovery files agents read.
+//! * [`auth`]        – secret tokens, constant-time checks, header → client kind.
+//!
+//! Protocol and features:
+//! * [`mcp`]         – MCP methods (`initialize`, `tools/list`, `tools/call`, …).
+//! * [`tools`]       – one file per MCP tool plus the registry.
+//! * [`events`]      – what Neovim reports, turned into actions.
+//! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
+//!
+//! State (knows nothing about sockets):
+//! * [`state`]       – clients, pending diffs, requests sent to agents, the
+//!   diagnostics mirror and the editor handle, shared by everything above.
+//!
+//! Neovim seam and pure helpers:
+//! * [`nvim`]        – the typed msgpack-RPC seam: calls into Lua, events from it.
+//! * [`diagnostics`] – the mirror `getDiagnostics` answers from, and its shapes.
+//! * [`diff`]        – pending diffs, diff preparation, exact text, hunks.
+//! * [`outline`]     – tree-sitter outline, scope and comment detection.
+//! * [`selection`]   – positions → `selection_changed` params.
+//! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
+//! * [`client`]      – client ids and kinds.
+//! * [`mutex`]       – locking that survives a panicked task.
 
-pub mod auth;
+mod auth;
+mod client;
 pub mod config;
-pub mod diffs;
+mod diagnostics;
+mod diff;
+mod events;
 pub mod host;
-pub mod hub;
-pub mod hunks;
 pub mod jsonrpc;
-pub mod lockfile;
-pub mod locking;
-pub mod logging;
+mod lockfile;
+mod logging;
 pub mod mcp;
+mod mutex;
 pub mod nvim;
-pub mod outgoing;
-pub mod outline;
-pub mod selection;
-pub mod suggest;
-pub mod tools;
-
-/// Version of the Lua ⇄ host seam. The Lua glue refuses a host that reports
-/// another number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 1;
+mod outline;
+mod selection;
+mod state;
+mod suggest;
+mod tools;
+pub mod ws;

@@ -10,7 +10,7 @@ fn main() -> ExitCode {
             println!(
                 "pi-ide {} seam {}",
                 env!("CARGO_PKG_VERSION"),
-                pi_ide::SEAM_VERSION
+                pi_ide::nvim::seam::SEAM_VERSION
             );
             return ExitCode::SUCCESS;
         }

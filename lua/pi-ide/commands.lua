@@ -27,7 +27,7 @@ local function describe(status)
   return table.concat(lines, "\n")
 end
 
-M.subcommands = {
+local subcommands = {
   start = function()
     require("pi-ide.host").start()
   end,
@@ -74,7 +74,7 @@ M.subcommands = {
     (action or suggest.trigger)()
   end,
   model = function()
-    require("pi-ide.models").pick()
+    require("pi-ide.suggest.models").pick()
   end,
 }
 
@@ -82,7 +82,7 @@ local suggest_actions = { "accept", "dismiss", "next", "prev", "toggle" }
 
 function M.run(fargs)
   local name = fargs[1] or "status"
-  local subcommand = M.subcommands[name]
+  local subcommand = subcommands[name]
   if not subcommand then
     util.notify(
       ("unknown subcommand %q; try one of: %s"):format(name, table.concat(M.names(), ", ")),
@@ -94,7 +94,7 @@ function M.run(fargs)
 end
 
 function M.names()
-  local names = vim.tbl_keys(M.subcommands)
+  local names = vim.tbl_keys(subcommands)
   table.sort(names)
   return names
 end

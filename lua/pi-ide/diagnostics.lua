@@ -1,6 +1,20 @@
--- Collects vim.diagnostic entries for getDiagnostics. The host shapes them
--- for each client kind.
+-- Keeps the host's copy of vim.diagnostic current, so it answers
+-- getDiagnostics without asking Neovim. A change only marks its buffer; the
+-- first mark tells the host an update is coming and starts one timer, and
+-- when it fires every marked buffer goes over in one notification. Later
+-- changes do not push the timer back, so a storm cannot starve the host.
+local seam = require("pi-ide.seam")
+
 local M = {}
+
+local uv = vim.uv
+
+local FLUSH_MS = 30
+
+local timer = nil
+local dirty = {} -- buf -> true, changed since the last flush
+local armed = false -- the timer runs for the current dirty set
+local held = {} -- buf -> true, last sent with diagnostics: the host holds some
 
 local function range(d)
   return {
@@ -9,39 +23,87 @@ local function range(d)
   }
 end
 
---- `{ {uri, diagnostics = { {severity, message, source, range} } } }` for
---- one file uri (listed even when clean) or for every buffer with diagnostics.
-function M.collect(uri)
-  if uri == vim.NIL then
-    uri = nil
+-- The file a buffer's diagnostics belong to, or vim.NIL for buffers that
+-- are no file (scratch, terminal, wiped).
+local function uri(buf)
+  if not vim.api.nvim_buf_is_loaded(buf) or vim.bo[buf].buftype ~= "" then
+    return vim.NIL
   end
-  local wanted_buf
-  if uri then
-    local ok, path = pcall(vim.uri_to_fname, uri)
-    wanted_buf = ok and require("pi-ide.util").file_buffer(path) or nil
-    if not wanted_buf then
-      return { { uri = uri, diagnostics = {} } }
-    end
+  local name = vim.api.nvim_buf_get_name(buf)
+  if name == "" then
+    return vim.NIL
   end
-  local by_buf, order = {}, {}
-  for _, d in ipairs(vim.diagnostic.get(wanted_buf)) do
-    if not by_buf[d.bufnr] then
-      by_buf[d.bufnr] = {}
-      order[#order + 1] = d.bufnr
-    end
-    table.insert(by_buf[d.bufnr], { severity = d.severity, message = d.message, source = d.source, range = range(d) })
+  return vim.uri_from_fname(name)
+end
+
+local function file(buf)
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return { buf = buf, uri = vim.NIL, diagnostics = {} }
   end
+  local list = {}
+  for i, d in ipairs(vim.diagnostic.get(buf)) do
+    list[i] = { severity = d.severity, message = d.message, source = d.source, range = range(d) }
+  end
+  return { buf = buf, uri = uri(buf), diagnostics = list }
+end
+
+-- `always`: send even when nothing changed, so the host knows it is current.
+local function flush(always)
+  armed = false
+  if timer then
+    timer:stop()
+  end
+  if next(dirty) == nil and not always then
+    return
+  end
+  local bufs = vim.tbl_keys(dirty)
+  -- Cleared even when the host is not running: its start sends everything.
+  dirty = {}
+  table.sort(bufs)
   local files = {}
-  for _, buf in ipairs(order) do
-    local name = vim.api.nvim_buf_get_name(buf)
-    if name ~= "" and vim.bo[buf].buftype == "" then
-      files[#files + 1] = { uri = vim.uri_from_fname(name), diagnostics = by_buf[buf] }
-    end
+  for i, buf in ipairs(bufs) do
+    files[i] = file(buf)
+    held[buf] = #files[i].diagnostics > 0 or nil
   end
-  if uri and #files == 0 then
-    files[1] = { uri = uri, diagnostics = {} }
+  seam.notify("diagnostics", files)
+end
+
+local flush_on_main_loop = vim.schedule_wrap(function()
+  flush(false)
+end)
+
+local function mark(buf)
+  dirty[buf] = true
+  if armed then
+    return
   end
-  return files
+  armed = true
+  seam.notify("diagnostics_pending")
+  timer = timer or uv.new_timer()
+  timer:start(FLUSH_MS, 0, flush_on_main_loop)
+end
+
+--- DiagnosticChanged: marks `args.buf`.
+function M.on_change(args)
+  mark(args.buf)
+end
+
+--- BufFilePost, BufWipeout: renaming or wiping a buffer moves or drops the
+--- diagnostics the host holds for it; other buffers are no news.
+function M.on_buffer(args)
+  if held[args.buf] then
+    mark(args.buf)
+  end
+end
+
+--- Sends the diagnostics of every buffer that has some, now, even none: the
+--- host has just started and waits for this first snapshot.
+function M.send_all()
+  held = {}
+  for _, d in ipairs(vim.diagnostic.get()) do
+    dirty[d.bufnr] = true
+  end
+  flush(true)
 end
 
 return M

@@ -1,9 +1,10 @@
 -- :checkhealth pi-ide
 local M = {}
 
-local uv = vim.uv or vim.loop
+local uv = vim.uv
 
 local function check_binary(host)
+  local wanted = require("pi-ide.seam").VERSION
   local bin, problem = host.binary()
   if not bin then
     vim.health.error(problem)
@@ -13,8 +14,8 @@ local function check_binary(host)
   local seam = result.stdout and tonumber(result.stdout:match("seam (%d+)"))
   if result.code ~= 0 or not seam then
     vim.health.error(("%s --version failed: %s"):format(bin, vim.trim(result.stderr or "")))
-  elseif seam ~= host.SEAM_VERSION then
-    vim.health.error(("%s is stale (seam %d, Lua expects %d)"):format(bin, seam, host.SEAM_VERSION), {
+  elseif seam ~= wanted then
+    vim.health.error(("%s is stale (seam %d, Lua expects %d)"):format(bin, seam, wanted), {
       "run `cargo build --release --locked` in the plugin directory, or :PiIde build",
     })
   else

@@ -1,20 +1,17 @@
 -- Starts and stops the Rust host and mirrors what it reports (port, clients)
--- so status() and statuslines never wait on RPC. The seam's methods are
--- listed in src/nvim/mod.rs.
+-- so status() and statuslines never wait on RPC. What crosses between the
+-- two is in lua/pi-ide/seam.lua.
 local config = require("pi-ide.config")
 local util = require("pi-ide.util")
 
 local M = {}
 
--- Must equal SEAM_VERSION in src/lib.rs.
-M.SEAM_VERSION = 1
-
-local uv = vim.uv or vim.loop
+local uv = vim.uv
 
 local state = {
   job = nil, -- channel id of the running host
   stopping = false, -- true while a stop we asked for is in progress
-  info = nil, -- what _on_started reported
+  info = nil, -- what on_started reported
   clients = {}, -- id -> { id, kind, name }
   client_count = 0,
   stderr = {}, -- recent stderr lines, shown if the host dies
@@ -51,10 +48,6 @@ function M.log_path()
   return vim.fn.stdpath("log") .. "/pi-ide.log"
 end
 
-function M.is_running()
-  return state.job ~= nil
-end
-
 function M.client_count()
   return state.client_count
 end
@@ -74,12 +67,9 @@ function M.languages()
   return state.info and state.info.languages or {}
 end
 
---- Sends a notification to the host; false when it is not running.
-function M.notify(method, ...)
-  if not state.job then
-    return false
-  end
-  return pcall(vim.rpcnotify, state.job, method, ...)
+--- The RPC channel of the running host, or nil.
+function M.channel()
+  return state.job
 end
 
 local function on_exit(_, code)
@@ -154,46 +144,49 @@ function M.stop()
     return false
   end
   state.stopping = true
-  if not M.notify("stop") then
+  if not require("pi-ide.seam").notify("stop") then
     vim.fn.jobstop(state.job)
   end
   return true
 end
 
---- Waits (bounded) until the host has exited; for restart and tests.
-function M.wait_stopped(timeout_ms)
-  return vim.wait(timeout_ms or 2000, function()
+-- Waits (bounded) until the host has exited.
+local function wait_stopped()
+  return vim.wait(2000, function()
     return state.job == nil
   end, 5)
 end
 
 function M.restart()
   if M.stop() then
-    M.wait_stopped()
+    wait_stopped()
   end
   return M.start()
 end
 
---- Called by the host once it listens and the lockfile exists.
-function M._on_started(info)
-  if info.seam ~= M.SEAM_VERSION then
+--- Seam `started`: the host listens and its lockfile exists. False (and the
+--- host is stopped) when the binary speaks another seam version.
+function M.on_started(info)
+  local wanted = require("pi-ide.seam").VERSION
+  if info.seam ~= wanted then
     util.notify(
       ("the host binary (seam %s) does not match this Lua code (seam %d): %s"):format(
         tostring(info.seam),
-        M.SEAM_VERSION,
+        wanted,
         build_hint()
       ),
       vim.log.levels.ERROR
     )
     M.stop()
-    return
+    return false
   end
   state.info = info
   util.emit("PiIdeStarted", { port = info.port, lockfile = info.lockfile })
+  return true
 end
 
---- Called by the host on "connected", "initialized" and "disconnected".
-function M._on_client(event, client)
+--- Seam `client`: "connected", "initialized" or "disconnected".
+function M.on_client(event, client)
   if event == "disconnected" then
     if state.clients[client.id] then
       state.clients[client.id] = nil

@@ -22,8 +22,8 @@ end
 -- An autocmd callback that loads its module on first use, keeping setup()
 -- (and so Neovim's start-up) cheap.
 local function lazy(module, fn)
-  return function()
-    require(module)[fn]()
+  return function(args)
+    require(module)[fn](args)
   end
 end
 
@@ -36,6 +36,17 @@ local function install_autocmds(group, values)
       desc = "pi-ide: debounce selection_changed",
     })
   end
+  autocmd("DiagnosticChanged", {
+    group = group,
+    callback = lazy("pi-ide.diagnostics", "on_change"),
+    desc = "pi-ide: mirror diagnostics in the host",
+  })
+  -- A renamed or wiped buffer changes which file its diagnostics belong to.
+  autocmd({ "BufFilePost", "BufWipeout" }, {
+    group = group,
+    callback = lazy("pi-ide.diagnostics", "on_buffer"),
+    desc = "pi-ide: mirror diagnostics in the host",
+  })
   local suggestion = values.suggestion
   if not suggestion.enabled and not vim.tbl_contains(vim.tbl_values(suggestion.filetypes), true) then
     return
@@ -78,7 +89,7 @@ function M.setup(opts)
     group = group,
     pattern = "global",
     callback = function()
-      require("pi-ide.host").notify("cwd", vim.fn.getcwd())
+      require("pi-ide.seam").notify("cwd", vim.fn.getcwd())
     end,
     desc = "pi-ide: keep the lockfile's workspace folder current",
   })

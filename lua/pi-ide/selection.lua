@@ -3,10 +3,11 @@
 -- host in one notification and the host reads the selected text itself.
 local config = require("pi-ide.config")
 local host = require("pi-ide.host")
+local seam = require("pi-ide.seam")
 
 local M = {}
 
-local uv = vim.uv or vim.loop
+local uv = vim.uv
 local timer = nil
 local last = nil -- positions of the last real file buffer seen
 
@@ -48,7 +49,7 @@ local function fire()
   end
   last = positions
   if host.client_count() > 0 then
-    host.notify("selection", positions)
+    seam.notify("selection", positions)
   end
 end
 
@@ -61,7 +62,7 @@ function M.on_event()
 end
 
 --- Current position, or the last real file position (e.g. while the person
---- is in a terminal running the agent). Called by the host on `initialize`.
+--- is in a terminal running the agent). Seam `positions`, on `initialize`.
 function M.positions()
   return current() or last
 end

@@ -3,95 +3,50 @@
 
 use nvim_rs::compat::tokio::Compat;
 use nvim_rs::{Neovim, Value};
-use serde_json::Value as Json;
 
-use std::sync::Arc;
-
-use super::batched::Batched;
-use super::convert::{from_json, to_json};
+use super::convert::to_json;
+use super::seam::LuaCall;
 use crate::selection::Positions;
 
 pub type Nvim = Neovim<Compat<tokio::fs::File>>;
+
+/// The one Lua entry point the host calls.
+const SEAM_CALL: &str = "return require('pi-ide.seam').call(...)";
 
 /// Handle on the Neovim that started us.
 #[derive(Clone)]
 pub struct Editor {
     nvim: Nvim,
-    /// getDiagnostics calls in flight, by uri.
-    diagnostics: Arc<Batched<Option<String>, Result<Json, String>>>,
 }
 
 impl Editor {
     pub fn new(nvim: Nvim) -> Self {
-        Editor {
-            nvim,
-            diagnostics: Arc::default(),
-        }
+        Editor { nvim }
     }
 
-    /// Runs `return require(module).function(...)`; Lua errors become `Err`.
-    async fn call_lua(
-        &self,
-        module: &str,
-        function: &str,
-        args: Vec<Value>,
-    ) -> Result<Value, String> {
-        let code = format!("return require('{module}').{function}(...)");
+    /// Calls into Lua and waits for its return value; Lua errors become `Err`.
+    pub async fn call(&self, call: LuaCall) -> Result<Value, String> {
+        let args = call.into_args()?;
         self.nvim
-            .exec_lua(&code, args)
+            .exec_lua(SEAM_CALL, args)
             .await
             .map_err(|error| lua_error_message(&error))
     }
 
-    /// Fire-and-forget variant for pushes whose failure only deserves a log line.
-    pub fn push(&self, module: &'static str, function: &'static str, args: Vec<Json>) {
+    /// Fire-and-forget variant for calls whose failure only deserves a log line.
+    pub fn push(&self, call: LuaCall) {
         let editor = self.clone();
         tokio::spawn(async move {
-            let args = args.iter().map(from_json).collect();
-            if let Err(error) = editor.call_lua(module, function, args).await {
-                tracing::warn!("{module}.{function} failed: {error}");
+            let name = call.name();
+            if let Err(error) = editor.call(call).await {
+                tracing::warn!("seam call {name} failed: {error}");
             }
         });
     }
 
-    /// Opens the diff UI; `Err` carries the reason it could not be shown.
-    pub async fn open_diff(&self, spec: Value) -> Result<(), String> {
-        self.call_lua("pi-ide.diff", "_open", vec![spec])
-            .await
-            .map(|_| ())
-    }
-
-    /// Closes diff `id` without reporting a decision back.
-    pub fn close_diff(&self, id: u64) {
-        self.push("pi-ide.diff", "_close", vec![Json::from(id)]);
-    }
-
-    /// `[{uri, diagnostics: [...]}, ...]` for one uri or every buffer.
-    /// Concurrent requests for the same uri share calls (see [`Batched`]).
-    pub async fn diagnostics(&self, uri: Option<&str>) -> Result<Json, String> {
-        let editor = self.clone();
-        let key = uri.map(str::to_owned);
-        let call = move || {
-            let editor = editor.clone();
-            let arg = key.clone().map_or(Value::Nil, Value::from);
-            async move {
-                editor
-                    .call_lua("pi-ide.diagnostics", "collect", vec![arg])
-                    .await
-                    .map(|v| to_json(&v))
-            }
-        };
-        self.diagnostics
-            .run(uri.map(str::to_owned), call)
-            .await
-            .unwrap_or_else(|| Err("diagnostics call failed".into()))
-    }
-
     /// The current (or last known) file position, if any.
     pub async fn current_positions(&self) -> Result<Option<Positions>, String> {
-        let value = self
-            .call_lua("pi-ide.selection", "positions", vec![])
-            .await?;
+        let value = self.call(LuaCall::Positions).await?;
         if value.is_nil() {
             return Ok(None);
         }

@@ -6,7 +6,6 @@ use tree_sitter_language::LanguageFn;
 
 /// What the outline needs to know about one grammar.
 pub struct LanguageSpec {
-    pub name: &'static str,
     /// Neovim `filetype`s parsed with this grammar.
     pub filetypes: &'static [&'static str],
     grammar: LanguageFn,
@@ -68,7 +67,6 @@ const TS_DEFINITIONS: &[&str] = &[
 
 pub static LANGUAGES: &[LanguageSpec] = &[
     LanguageSpec {
-        name: "rust",
         filetypes: &["rust"],
         grammar: tree_sitter_rust::LANGUAGE,
         definitions: &[
@@ -90,7 +88,6 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         error_keywords: &["fn", "impl", "struct", "enum", "trait", "mod"],
     },
     LanguageSpec {
-        name: "python",
         filetypes: &["python"],
         grammar: tree_sitter_python::LANGUAGE,
         definitions: &["function_definition", "class_definition"],
@@ -101,7 +98,6 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         error_keywords: &["def", "class"],
     },
     LanguageSpec {
-        name: "javascript",
         filetypes: &["javascript", "javascriptreact"],
         grammar: tree_sitter_javascript::LANGUAGE,
         definitions: JS_DEFINITIONS,
@@ -112,7 +108,6 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         error_keywords: &["function", "class"],
     },
     LanguageSpec {
-        name: "typescript",
         filetypes: &["typescript"],
         grammar: tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
         definitions: TS_DEFINITIONS,
@@ -123,7 +118,6 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         error_keywords: &["function", "class", "interface"],
     },
     LanguageSpec {
-        name: "tsx",
         filetypes: &["typescriptreact", "tsx"],
         grammar: tree_sitter_typescript::LANGUAGE_TSX,
         definitions: TS_DEFINITIONS,
@@ -134,7 +128,6 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         error_keywords: &["function", "class", "interface"],
     },
     LanguageSpec {
-        name: "go",
         filetypes: &["go"],
         grammar: tree_sitter_go::LANGUAGE,
         definitions: &[
@@ -150,7 +143,6 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         error_keywords: &["func", "type"],
     },
     LanguageSpec {
-        name: "lua",
         filetypes: &["lua"],
         grammar: tree_sitter_lua::LANGUAGE,
         definitions: &["function_declaration"],
@@ -161,7 +153,6 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         error_keywords: &["function"],
     },
     LanguageSpec {
-        name: "c",
         filetypes: &["c", "h"],
         grammar: tree_sitter_c::LANGUAGE,
         definitions: &[
@@ -206,7 +197,7 @@ mod tests {
             let mut parser = tree_sitter::Parser::new();
             parser
                 .set_language(&language)
-                .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+                .unwrap_or_else(|e| panic!("{}: {e}", spec.filetypes[0]));
             for kind in spec
                 .definitions
                 .iter()
@@ -218,11 +209,14 @@ mod tests {
                     language.id_for_node_kind(kind, true),
                     0,
                     "{}: unknown node kind {kind}",
-                    spec.name
+                    spec.filetypes[0]
                 );
             }
         }
-        assert_eq!(for_filetype("typescriptreact").unwrap().name, "tsx");
+        assert_eq!(
+            for_filetype("typescriptreact").unwrap().filetypes,
+            ["typescriptreact", "tsx"]
+        );
         assert!(for_filetype("cobol").is_none());
     }
 }

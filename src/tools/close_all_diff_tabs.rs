@@ -1,14 +1,12 @@
 //! `closeAllDiffTabs {}`: closes this client's diffs, never anyone else's
 //! and never the person's own `:diffthis` windows.
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 
 use super::{ToolSpec, text_content};
-use crate::diffs::DiffOutcome;
-use crate::host::Shared;
-use crate::hub::ClientId;
+use crate::client::ClientId;
+use crate::diff::pending::DiffOutcome;
+use crate::state::State;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "closeAllDiffTabs",
@@ -16,11 +14,11 @@ pub const SPEC: ToolSpec = ToolSpec {
     schema: || json!({"type": "object", "properties": {}}),
 };
 
-pub fn run(shared: &Arc<Shared>, client: ClientId) -> Value {
-    let diffs = shared.diffs.take_client(client);
+pub fn run(state: &State, client: ClientId) -> Value {
+    let diffs = state.diffs.take_client(client);
     let count = diffs.len();
     for diff in diffs {
-        shared.finish_diff(diff, DiffOutcome::Rejected { reason: None });
+        state.finish_diff(diff, DiffOutcome::Rejected { reason: None });
     }
     text_content(&[format!("CLOSED_{count}_DIFF_TABS")])
 }

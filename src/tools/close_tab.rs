@@ -2,15 +2,13 @@
 //! every answered `openDiff` (usually already closed); Claude also sends it
 //! when the person answered in the terminal, so a pending diff is rejected.
 
-use std::sync::Arc;
-
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{ToolError, ToolSpec, arguments, text_content};
-use crate::diffs::DiffOutcome;
-use crate::host::Shared;
-use crate::hub::ClientId;
+use crate::client::ClientId;
+use crate::diff::pending::DiffOutcome;
+use crate::state::State;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "close_tab",
@@ -33,9 +31,9 @@ pub fn parse(args: Value) -> Result<Args, ToolError> {
     arguments("close_tab", args)
 }
 
-pub fn run(shared: &Arc<Shared>, client: ClientId, args: Args) -> Value {
-    if let Some(diff) = shared.diffs.take_tab(client, &args.tab_name) {
-        shared.finish_diff(diff, DiffOutcome::Rejected { reason: None });
+pub fn run(state: &State, client: ClientId, args: Args) -> Value {
+    if let Some(diff) = state.diffs.take_tab(client, &args.tab_name) {
+        state.finish_diff(diff, DiffOutcome::Rejected { reason: None });
     }
     text_content(&["TAB_CLOSED"])
 }

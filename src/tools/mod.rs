@@ -1,19 +1,17 @@
 //! MCP tools, one file each, and the registry behind `tools/list` and
-//! `tools/call`. Tools talk to the editor through [`Shared`], never to sockets.
-
-use std::sync::Arc;
+//! `tools/call`. Tools talk to the editor through [`State`], never to sockets.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::host::Shared;
-use crate::hub::ClientId;
+use crate::client::ClientId;
 use crate::jsonrpc;
+use crate::state::State;
 
 mod close_all_diff_tabs;
 mod close_tab;
 mod get_diagnostics;
-pub mod open_diff;
+mod open_diff;
 
 /// What `tools/list` says about a tool.
 pub struct ToolSpec {
@@ -42,13 +40,6 @@ impl ToolError {
     pub fn invalid_params(message: impl Into<String>) -> Self {
         ToolError {
             code: jsonrpc::INVALID_PARAMS,
-            message: message.into(),
-        }
-    }
-
-    pub fn internal(message: impl Into<String>) -> Self {
-        ToolError {
-            code: jsonrpc::INTERNAL_ERROR,
             message: message.into(),
         }
     }
@@ -91,16 +82,12 @@ pub fn parse_call(params: &Value) -> Result<ToolCall, ToolError> {
 }
 
 /// Runs a checked tool call.
-pub async fn run(
-    shared: &Arc<Shared>,
-    client: ClientId,
-    call: ToolCall,
-) -> Result<Value, ToolError> {
+pub async fn run(state: &State, client: ClientId, call: ToolCall) -> Value {
     match call {
-        ToolCall::OpenDiff(request) => Ok(open_diff::run(shared, client, request).await),
-        ToolCall::CloseTab(args) => Ok(close_tab::run(shared, client, args)),
-        ToolCall::CloseAllDiffTabs => Ok(close_all_diff_tabs::run(shared, client)),
-        ToolCall::GetDiagnostics(args) => get_diagnostics::run(shared, client, args).await,
+        ToolCall::OpenDiff(request) => open_diff::run(state, client, request).await,
+        ToolCall::CloseTab(args) => close_tab::run(state, client, args),
+        ToolCall::CloseAllDiffTabs => close_all_diff_tabs::run(state, client),
+        ToolCall::GetDiagnostics(args) => get_diagnostics::run(state, client, args).await,
     }
 }
 

@@ -52,9 +52,8 @@ async fn silent_and_stalled_handshakes_are_closed_while_others_are_served() {
         "closed by the handshake timeout, not at once: {a} {b}"
     );
     still_serves(&mut agent).await;
-    let log =
-        std::fs::read_to_string(session.state_dir.join("nvim/pi-ide.log")).unwrap_or_default();
     let (_, lock) = session.lockfile().await;
+    let log = session.host_log();
     assert!(
         !log.contains(lock["authToken"].as_str().unwrap()),
         "the token never reaches the log"
@@ -125,7 +124,7 @@ async fn odd_frames_affect_only_their_own_connection() {
 
     // A message over the limit closes that connection only.
     let mut greedy = session.connect().await;
-    let huge = vec![b' '; pi_ide::mcp::MAX_MESSAGE_BYTES + 1];
+    let huge = vec![b' '; pi_ide::ws::MAX_MESSAGE_BYTES + 1];
     let _ = greedy.ws.send(Message::binary(huge)).await;
     assert!(greedy.read().await.is_none(), "the connection is closed");
 

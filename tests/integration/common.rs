@@ -170,6 +170,15 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// The host's log, which must exist and show the host started.
+    pub fn host_log(&self) -> String {
+        let path = self.state_dir.join("nvim/pi-ide.log");
+        let log = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("no host log at {}: {e}", path.display()));
+        assert!(log.contains("listening on"), "not the host's log:\n{log}");
+        log
+    }
+
     /// Waits for the single lockfile and returns `(port, parsed JSON)`.
     pub async fn lockfile(&self) -> (u16, Value) {
         let dir = self.lock_dir.clone();

@@ -38,10 +38,8 @@ async fn lockfile_has_the_contract_fields_and_private_permissions() {
     let status = session.lua("return require('pi-ide').status()").await;
     assert_eq!(status["port"], port);
     assert_eq!(status["lockfile"], file.to_str().unwrap());
-    // The token never reaches the log.
-    let log =
-        std::fs::read_to_string(session.state_dir.join("nvim/pi-ide.log")).unwrap_or_default();
-    assert!(!log.contains(token));
+    let log = session.host_log();
+    assert!(!log.contains(token), "the token never reaches the log");
 }
 
 #[tokio::test]
@@ -194,7 +192,7 @@ async fn a_host_that_does_not_match_the_lua_seam_is_refused_with_the_fix() {
     let session = Session::start().await;
     session.wait_clients(0).await;
     session
-        .exec("require('pi-ide.host')._on_started({ seam = 0, port = 1, lockfile = '/x' })")
+        .exec("require('pi-ide.seam').call('started', { seam = 0, port = 1, lockfile = '/x' })")
         .await;
     let told = session.notifications().await;
     assert!(

@@ -16,5 +16,6 @@ mod lua;
 mod mcp;
 mod properties;
 mod reload;
+mod seam;
 mod selection;
 mod suggest;

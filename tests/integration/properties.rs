@@ -3,7 +3,7 @@
 //! JSON-RPC error (pi would run the edit unapproved).
 
 use pi_ide::jsonrpc::{self, Incoming};
-use pi_ide::mcp::dispatch::{Route, route};
+use pi_ide::mcp::{Route, route};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

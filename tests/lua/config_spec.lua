@@ -1,6 +1,7 @@
--- Lua-only checks of option validation, command completion and <Plug> maps.
--- Run: nvim --headless -u NONE -l tests/lua/config_spec.lua (from the repo root).
-vim.opt.rtp:prepend(vim.fn.getcwd())
+-- Option validation and :PiIde command completion.
+local t = dofile(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)) .. "/harness.lua")
+local describe, it, expect = t.describe, t.it, t.expect
+
 vim.cmd("runtime plugin/pi-ide.lua")
 
 local notified = {}
@@ -8,101 +9,118 @@ vim.notify = function(msg, level)
   table.insert(notified, { msg = msg, level = level })
 end
 
-local failures = 0
-local function check(name, ok, detail)
-  if ok then
-    print("ok   " .. name)
-  else
-    failures = failures + 1
-    print("FAIL " .. name .. (detail and (": " .. vim.inspect(detail)) or ""))
-  end
-end
-
 local config = require("pi-ide.config")
 
-local values, problems = config.apply({ selection = { debounce_ms = 50 }, log_level = "debug" })
-check("valid options merge over the defaults", values.selection.debounce_ms == 50 and values.selection.enabled == true)
-check("valid options report nothing", #problems == 0 and #notified == 0, problems)
-check("log level kept", values.log_level == "debug")
+describe("config.apply", function()
+  it("merges valid options over the defaults and reports nothing", function()
+    notified = {}
+    local values, problems = config.apply({ selection = { debounce_ms = 50 }, log_level = "debug" })
+    expect(values.selection.debounce_ms):equals(50)
+    expect(values.selection.enabled):equals(true)
+    expect(values.log_level):equals("debug")
+    expect(problems):equals({})
+    expect(notified):equals({})
+  end)
 
-notified = {}
-values, problems = config.apply({
-  selection = { debouce_ms = 5, debounce_ms = "fast" },
-  auto_strat = true,
-  log_level = "loud",
-  diff = { keymaps = false },
-})
-check(
-  "a typo is reported by its full name",
-  vim.tbl_contains(problems, "unknown option `selection.debouce_ms` (ignored)"),
-  problems
-)
-check(
-  "an unknown top-level key is reported",
-  vim.tbl_contains(problems, "unknown option `auto_strat` (ignored)"),
-  problems
-)
-check("a wrong type falls back to the default", values.selection.debounce_ms == 100, values.selection)
-check("a bad log level falls back", values.log_level == "info")
-check("keymaps = false is allowed", values.diff.keymaps == false)
-check("problems are shown with vim.notify as a warning", #notified == 1 and notified[1].level == vim.log.levels.WARN)
+  describe("with mistakes", function()
+    notified = {}
+    local values, problems = config.apply({
+      selection = { debouce_ms = 5, debounce_ms = "fast" },
+      auto_strat = true,
+      log_level = "loud",
+      diff = { keymaps = false },
+    })
+    local shown = notified
 
-values, problems = config.apply("nonsense")
-check("a non-table opts never throws", values.auto_start == true and #problems == 1, problems)
+    it("reports a typo by its full name", function()
+      expect(problems):contains("unknown option `selection.debouce_ms` (ignored)")
+    end)
+    it("reports an unknown top-level key", function()
+      expect(problems):contains("unknown option `auto_strat` (ignored)")
+    end)
+    it("falls back to the default for a wrong type", function()
+      expect(values.selection.debounce_ms):equals(100)
+    end)
+    it("falls back for a bad log level", function()
+      expect(values.log_level):equals("info")
+    end)
+    it("allows diff keymaps = false", function()
+      expect(values.diff.keymaps):equals(false)
+    end)
+    it("shows the problems in one vim.notify warning", function()
+      expect(#shown):equals(1)
+      expect(shown[1].level):equals(vim.log.levels.WARN)
+    end)
+  end)
 
-values, problems = config.apply({ selection = { debounce_ms = -1 } })
-check("a negative debounce is refused", values.selection.debounce_ms == 100 and #problems == 1, problems)
+  it("never throws on a non-table opts", function()
+    local values, problems = config.apply("nonsense")
+    expect(values.auto_start):equals(true)
+    expect(#problems):equals(1)
+  end)
 
-values = config.apply({ bin = "/opt/pi-ide", lock_dir = "~/locks" })
-check("nil-default options accept strings", values.bin == "/opt/pi-ide" and values.lock_dir == "~/locks")
+  it("refuses a negative debounce", function()
+    local values, problems = config.apply({ selection = { debounce_ms = -1 } })
+    expect(values.selection.debounce_ms):equals(100)
+    expect(#problems):equals(1)
+  end)
 
-values, problems = config.apply({ suggestion = { filetypes = { markdown = false }, count = 7, keymaps = false } })
-check("filetypes take any filetype name", values.suggestion.filetypes.markdown == false and #problems == 1, problems)
-check("the default filetype switches stay", values.suggestion.filetypes.gitcommit == false)
-check(
-  "a count above 3 is refused",
-  values.suggestion.count == 3 and problems[1]:find("suggestion.count") ~= nil,
-  problems
-)
-check("suggestion keymaps = false is allowed", values.suggestion.keymaps == false)
+  it("accepts strings for options that default to nil", function()
+    local values = config.apply({ bin = "/opt/pi-ide", lock_dir = "~/locks" })
+    expect(values.bin):equals("/opt/pi-ide")
+    expect(values.lock_dir):equals("~/locks")
+  end)
 
-values, problems = config.apply({ suggestion = { keymaps = { accept = false, next = "<C-n>", bogus = "x" } } })
-check("one suggestion key can be turned off", values.suggestion.keymaps.accept == false)
-check(
-  "others keep their defaults",
-  values.suggestion.keymaps.dismiss == "<C-]>" and values.suggestion.keymaps.next == "<C-n>"
-)
-check("an unknown key is reported", #problems == 1 and problems[1]:find("suggestion.keymaps.bogus") ~= nil, problems)
+  describe("suggestion", function()
+    it("takes any filetype name and keeps the default switches", function()
+      local values, problems = config.apply({ suggestion = { filetypes = { markdown = false } } })
+      expect(values.suggestion.filetypes.markdown):equals(false)
+      expect(values.suggestion.filetypes.gitcommit):equals(false)
+      expect(problems):equals({})
+    end)
+    it("refuses a count above 3", function()
+      local values, problems = config.apply({ suggestion = { count = 7 } })
+      expect(values.suggestion.count):equals(3)
+      expect(#problems):equals(1)
+      expect(problems[1]:find("suggestion.count") ~= nil):is_true()
+    end)
+    it("allows keymaps = false", function()
+      local values = config.apply({ suggestion = { keymaps = false } })
+      expect(values.suggestion.keymaps):equals(false)
+    end)
+    it("turns one key off and keeps the others", function()
+      local values, problems =
+        config.apply({ suggestion = { keymaps = { accept = false, next = "<C-n>", bogus = "x" } } })
+      expect(values.suggestion.keymaps.accept):equals(false)
+      expect(values.suggestion.keymaps.dismiss):equals("<C-]>")
+      expect(values.suggestion.keymaps.next):equals("<C-n>")
+      expect(#problems):equals(1)
+      expect(problems[1]:find("suggestion.keymaps.bogus") ~= nil):is_true()
+    end)
+  end)
+end)
 
-local complete = require("pi-ide.commands").complete
-check(
-  "completion lists subcommands",
-  vim.deep_equal(complete("st", "PiIde st"), { "start", "status", "stop" }),
-  complete("st", "PiIde st")
-)
-check(
-  "completion of an empty argument lists everything",
-  #complete("", "PiIde ") == #require("pi-ide.commands").names()
-)
-check("no completion after a finished subcommand", #complete("", "PiIde status ") == 0)
-check(
-  "suggest actions complete",
-  vim.deep_equal(complete("t", "PiIde suggest t"), { "toggle" }),
-  complete("t", "PiIde suggest t")
-)
+describe(":PiIde", function()
+  local commands = require("pi-ide.commands")
 
-check(
-  "<Plug> mappings exist",
-  vim.fn.maparg("<Plug>(PiIdeDiffAccept)", "n") ~= "" and vim.fn.maparg("<Plug>(PiIdeDiffReject)", "n") ~= ""
-)
+  it("completes subcommands", function()
+    expect(commands.complete("st", "PiIde st")):equals({ "start", "status", "stop" })
+  end)
+  it("lists every subcommand for an empty argument", function()
+    expect(#commands.complete("", "PiIde ")):equals(#commands.names())
+  end)
+  it("completes nothing after a finished subcommand", function()
+    expect(commands.complete("", "PiIde status ")):equals({})
+  end)
+  it("completes suggest actions", function()
+    expect(commands.complete("t", "PiIde suggest t")):equals({ "toggle" })
+  end)
+  it("names the valid subcommands for an unknown one", function()
+    notified = {}
+    vim.cmd("PiIde frobnicate")
+    expect(#notified):equals(1)
+    expect(notified[1].msg:find("status") ~= nil):is_true()
+  end)
+end)
 
-notified = {}
-vim.cmd("PiIde frobnicate")
-check("an unknown subcommand names the valid ones", #notified == 1 and notified[1].msg:find("status") ~= nil, notified)
-
-if failures > 0 then
-  print(failures .. " failed")
-  vim.cmd("cquit 1")
-end
-print("all passed")
-vim.cmd("qall!")
+t.finish()

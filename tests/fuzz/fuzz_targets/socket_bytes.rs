@@ -9,7 +9,7 @@ use std::io::{self, Cursor, Read, Write};
 
 use libfuzzer_sys::fuzz_target;
 use pi_ide::jsonrpc::{self, Incoming};
-use pi_ide::mcp::dispatch::{Route, route};
+use pi_ide::mcp::{Route, route};
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
@@ -56,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
         check_text(text);
     }
     // The raw input as a byte stream of client frames.
-    let max = pi_ide::mcp::MAX_MESSAGE_BYTES;
+    let max = pi_ide::ws::MAX_MESSAGE_BYTES;
     let config = WebSocketConfig::default().max_message_size(Some(max)).max_frame_size(Some(max));
     let mut socket = WebSocket::from_raw_socket(Input(Cursor::new(data.to_vec())), Role::Server, Some(config));
     for _ in 0..64 {

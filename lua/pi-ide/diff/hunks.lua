@@ -158,6 +158,4 @@ function M.render(original_buf, proposed_buf, left, right, hunks, group)
   step()
 end
 
-M.corresponding = corresponding
-
 return M

@@ -3,7 +3,6 @@
 //! `getDiagnostics` that pi sends before each model call.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -12,10 +11,10 @@ use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::dispatch;
-use crate::host::{Shared, client_json};
-use crate::hub::{ClientId, ClientKind};
+use crate::client::{ClientId, ClientKind};
 use crate::jsonrpc::{self, Incoming};
+use crate::mcp;
+use crate::state::State;
 
 /// Keeps idle connections alive through proxies and detects dead peers.
 const PING_INTERVAL: Duration = Duration::from_secs(30);
@@ -25,33 +24,26 @@ const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
 pub async fn run(
     ws: WebSocketStream<TcpStream>,
     kind: ClientKind,
-    shared: Arc<Shared>,
+    state: Arc<State>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let (mut sink, mut stream) = ws.split();
     let (outbox, mut replies) = mpsc::unbounded_channel::<String>();
-    let client = shared.hub.register(kind, outbox);
-    let in_flight = Arc::new(AtomicUsize::new(0));
+    let client = state.client_connected(kind, outbox);
+    // Each request task holds a clone; the receiver closes when the last ends.
+    let (in_flight, mut all_done) = mpsc::channel::<()>(1);
     tracing::info!("client {} connected ({})", client.0, kind.as_str());
-    shared.editor.push(
-        "pi-ide.host",
-        "_on_client",
-        vec![
-            serde_json::json!("connected"),
-            client_json(client, kind, None),
-        ],
-    );
 
     let mut ping =
         tokio::time::interval_at(tokio::time::Instant::now() + PING_INTERVAL, PING_INTERVAL);
     loop {
         tokio::select! {
             frame = stream.next() => match frame {
-                Some(Ok(Message::Text(text))) => receive(&shared, client, text.as_str(), &in_flight),
+                Some(Ok(Message::Text(text))) => receive(&state, client, text.as_str(), &in_flight),
                 Some(Ok(Message::Binary(bytes))) => match std::str::from_utf8(&bytes) {
-                    Ok(text) => receive(&shared, client, text, &in_flight),
+                    Ok(text) => receive(&state, client, text, &in_flight),
                     Err(_) => {
-                        shared.hub.send(client, jsonrpc::error(&serde_json::Value::Null, jsonrpc::PARSE_ERROR, "Parse error: binary frame is not UTF-8"));
+                        state.clients.send(client, jsonrpc::error(&serde_json::Value::Null, jsonrpc::PARSE_ERROR, "Parse error: binary frame is not UTF-8"));
                     }
                 },
                 Some(Ok(Message::Close(_))) | None => break,
@@ -72,35 +64,33 @@ pub async fn run(
                 }
             }
             _ = shutdown.changed() => {
-                drain(&mut replies, &mut sink, &in_flight).await;
+                drop(in_flight);
+                drain(&mut replies, &mut sink, &mut all_done).await;
                 let _ = sink.send(Message::Close(None)).await;
                 break;
             }
         }
     }
     let _ = sink.close().await;
-    shared.client_gone(client);
+    state.client_gone(client);
     tracing::info!("client {} disconnected", client.0);
 }
 
 /// Classifies one text message and starts whatever it asks for.
-fn receive(shared: &Arc<Shared>, client: ClientId, text: &str, in_flight: &Arc<AtomicUsize>) {
+fn receive(state: &Arc<State>, client: ClientId, text: &str, in_flight: &mpsc::Sender<()>) {
     match jsonrpc::parse(text) {
         Ok(Incoming::Request { id, method, params }) => {
-            let shared = shared.clone();
-            let in_flight = in_flight.clone();
-            in_flight.fetch_add(1, Ordering::SeqCst);
+            let state = state.clone();
+            let guard = in_flight.clone();
             tokio::spawn(async move {
-                dispatch::request(&shared, client, id, &method, params).await;
-                in_flight.fetch_sub(1, Ordering::SeqCst);
+                mcp::request(&state, client, id, &method, params).await;
+                drop(guard);
             });
         }
-        Ok(Incoming::Notification { method, params }) => {
-            dispatch::notification(shared, client, &method, params)
-        }
-        Ok(Incoming::Response { id, outcome }) => shared.outgoing.resolve(client, &id, outcome),
+        Ok(Incoming::Notification { method, .. }) => mcp::notification(client, &method),
+        Ok(Incoming::Response { id, outcome }) => state.outgoing.resolve(client, &id, outcome),
         Err(rejected) => {
-            shared.hub.send(client, rejected.reply);
+            state.clients.send(client, rejected.reply);
         }
     }
 }
@@ -110,27 +100,33 @@ fn receive(shared: &Arc<Shared>, client: ClientId, text: &str, in_flight: &Arc<A
 async fn drain<S>(
     replies: &mut mpsc::UnboundedReceiver<String>,
     sink: &mut S,
-    in_flight: &AtomicUsize,
+    all_done: &mut mpsc::Receiver<()>,
 ) where
     S: SinkExt<Message> + Unpin,
 {
     let deadline = tokio::time::Instant::now() + DRAIN_TIMEOUT;
+    let mut requests_running = true;
     loop {
         while let Ok(reply) = replies.try_recv() {
             if sink.send(Message::text(reply)).await.is_err() {
                 return;
             }
         }
-        if in_flight.load(Ordering::SeqCst) == 0 {
+        if !requests_running {
             return;
         }
-        match tokio::time::timeout_at(deadline, replies.recv()).await {
-            Ok(Some(reply)) => {
-                if sink.send(Message::text(reply)).await.is_err() {
-                    return;
+        tokio::select! {
+            reply = replies.recv() => match reply {
+                Some(reply) => {
+                    if sink.send(Message::text(reply)).await.is_err() {
+                        return;
+                    }
                 }
-            }
-            Ok(None) | Err(_) => return,
+                None => return,
+            },
+            // Closed: every request task has ended, its reply queued.
+            None = all_done.recv() => requests_running = false,
+            _ = tokio::time::sleep_until(deadline) => return,
         }
     }
 }

@@ -4,24 +4,27 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use super::{connection, handshake};
-use crate::host::Shared;
+use crate::state::State;
 
 /// A client that has not finished its handshake by then is dropped.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Serves until `shutdown` changes. Every connection holds a clone of
+/// `done`, so its receiver closes once the last connection has finished.
 pub async fn serve(
     listener: TcpListener,
-    shared: Arc<Shared>,
+    state: Arc<State>,
     mut shutdown: watch::Receiver<bool>,
+    done: mpsc::Sender<()>,
 ) {
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(handle(stream, shared.clone(), shutdown.clone()));
+                    tokio::spawn(handle(stream, state.clone(), shutdown.clone(), done.clone()));
                 }
                 Err(error) => {
                     tracing::warn!("accept failed: {error}");
@@ -33,10 +36,15 @@ pub async fn serve(
     }
 }
 
-async fn handle(stream: TcpStream, shared: Arc<Shared>, shutdown: watch::Receiver<bool>) {
+async fn handle(
+    stream: TcpStream,
+    state: Arc<State>,
+    shutdown: watch::Receiver<bool>,
+    _done: mpsc::Sender<()>,
+) {
     let _ = stream.set_nodelay(true);
-    match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake::accept(stream, &shared.token)).await {
-        Ok(Ok((ws, kind))) => connection::run(ws, kind, shared, shutdown).await,
+    match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake::accept(stream, &state.token)).await {
+        Ok(Ok((ws, kind))) => connection::run(ws, kind, state, shutdown).await,
         // pi probes the port with a bare connect; that ends up here quietly.
         Ok(Err(error)) => tracing::debug!("handshake failed: {error}"),
         Err(_) => tracing::info!("handshake timed out"),

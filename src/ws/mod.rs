@@ -1,12 +1,12 @@
-//! The WebSocket transport agents connect to.
+//! The WebSocket transport pi and Claude Code connect to. It only accepts,
+//! authenticates, frames and forwards: what messages mean is [`crate::mcp`]'s
+//! business.
 //!
 //! * [`server`]     – accepts TCP connections on loopback and hands them on.
 //! * [`handshake`]  – checks the token before the upgrade, negotiates `mcp`.
 //! * [`connection`] – one client's read/write loop, pings, shutdown.
-//! * [`dispatch`]   – MCP methods (`initialize`, `tools/list`, `tools/call`, …).
 
 pub mod connection;
-pub mod dispatch;
 pub mod handshake;
 pub mod server;
 

@@ -21,6 +21,13 @@ pub struct Hunk {
     pub new_len: usize,
 }
 
+/// Lua draws hunks from `[old_start, old_len, new_start, new_len]`.
+impl serde::Serialize for Hunk {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        [self.old_start, self.old_len, self.new_start, self.new_len].serialize(serializer)
+    }
+}
+
 /// The changed regions between two texts' lines, in order; deletions and
 /// insertions that touch are one hunk.
 pub fn hunks(old: &[String], new: &[String], deadline: Duration) -> Vec<Hunk> {

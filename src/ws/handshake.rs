@@ -10,7 +10,7 @@ use tokio_tungstenite::{WebSocketStream, accept_hdr_async_with_config};
 
 use super::MAX_MESSAGE_BYTES;
 use crate::auth::{kind_for_header, tokens_match};
-use crate::hub::ClientKind;
+use crate::client::ClientKind;
 
 pub async fn accept(
     stream: TcpStream,

@@ -3,12 +3,11 @@
 //! Every pending diff is answered exactly once: whoever `take`s it answers it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Mutex;
 
 use tokio::sync::oneshot;
 
-use crate::hub::ClientId;
+use crate::client::ClientId;
 
 /// How a diff ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,7 +32,6 @@ pub struct PendingDiff {
     pub id: u64,
     pub tab_name: String,
     pub client: ClientId,
-    pub path: PathBuf,
     reply: oneshot::Sender<DiffOutcome>,
 }
 
@@ -45,17 +43,17 @@ impl PendingDiff {
 }
 
 #[derive(Default)]
-pub struct Diffs {
-    inner: Mutex<DiffsInner>,
+pub struct PendingDiffs {
+    inner: Mutex<Inner>,
 }
 
 #[derive(Default)]
-struct DiffsInner {
+struct Inner {
     next_id: u64,
     pending: BTreeMap<u64, PendingDiff>,
 }
 
-/// What [`Diffs::begin`] hands back.
+/// What [`PendingDiffs::begin`] hands back.
 pub struct Begun {
     pub id: u64,
     pub answer: oneshot::Receiver<DiffOutcome>,
@@ -64,8 +62,8 @@ pub struct Begun {
     pub replaced: Option<PendingDiff>,
 }
 
-impl Diffs {
-    pub fn begin(&self, client: ClientId, tab_name: &str, path: PathBuf) -> Begun {
+impl PendingDiffs {
+    pub fn begin(&self, client: ClientId, tab_name: &str) -> Begun {
         let mut inner = self.lock();
         let replaced_id = inner
             .pending
@@ -82,7 +80,6 @@ impl Diffs {
                 id,
                 tab_name: tab_name.to_owned(),
                 client,
-                path,
                 reply,
             },
         );
@@ -128,8 +125,8 @@ impl Diffs {
             .collect()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, DiffsInner> {
-        crate::locking::lock(&self.inner)
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        crate::mutex::lock(&self.inner)
     }
 }
 
@@ -139,15 +136,15 @@ mod tests {
 
     #[test]
     fn each_diff_is_answered_once_by_whoever_takes_it() {
-        let diffs = Diffs::default();
+        let diffs = PendingDiffs::default();
         let (a, b) = (ClientId(1), ClientId(2));
-        let first = diffs.begin(a, "t1", "/f".into());
-        let other = diffs.begin(b, "t1", "/f".into());
+        let first = diffs.begin(a, "t1");
+        let other = diffs.begin(b, "t1");
         assert!(
             first.replaced.is_none() && other.replaced.is_none(),
             "same tab name, other client: no replacement"
         );
-        let again = diffs.begin(a, "t1", "/f".into());
+        let again = diffs.begin(a, "t1");
         let replaced = again.replaced.expect("same client and tab name replaces");
         assert_eq!(replaced.id, first.id);
         replaced.answer(DiffOutcome::rejected("replaced"));

@@ -8,8 +8,8 @@ local M = {}
 -- How long to wait for the agent's write.
 local WATCH_MS = 60000
 
---- Reloads `buf` from disk keeping each window's view, or keeps unsaved edits.
-function M.reload(buf, path)
+-- Reloads `buf` from disk keeping each window's view, or keeps unsaved edits.
+local function reload(buf, path)
   if not vim.api.nvim_buf_is_valid(buf) or not vim.api.nvim_buf_is_loaded(buf) then
     return
   end
@@ -44,8 +44,8 @@ function M.watch(path)
   if not buf then
     return
   end
-  require("pi-ide.disk_watch").watch(path, function()
-    M.reload(buf, path)
+  require("pi-ide.diff.disk_watch").watch(path, function()
+    reload(buf, path)
   end, { once = true, timeout_ms = WATCH_MS })
 end
 

@@ -2,6 +2,7 @@
 -- remembered in stdpath("data")/pi-ide/suggestion-model.
 local config = require("pi-ide.config")
 local host = require("pi-ide.host")
+local seam = require("pi-ide.seam")
 local util = require("pi-ide.util")
 
 local M = {}
@@ -38,17 +39,17 @@ local function remember(model)
   file:close()
 end
 
---- Asks the pi agent for its models; the answer arrives in _on_models.
+--- Asks the pi agent for its models; the answer arrives in on_models.
 function M.pick()
   if not host.has_client("pi") then
     util.notify("no pi agent is connected (run /ide in pi)", vim.log.levels.WARN)
     return
   end
-  host.notify("list_models")
+  seam.notify("list_models")
 end
 
---- Host → Lua: the answer to listSuggestionModels.
-function M._on_models(result, err)
+--- Seam `models`: the answer to listSuggestionModels.
+function M.on_models(result, err)
   if err ~= nil and err ~= vim.NIL then
     util.notify("cannot list models: " .. tostring(err), vim.log.levels.ERROR)
     return

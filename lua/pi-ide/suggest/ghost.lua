@@ -6,10 +6,6 @@ local ns = vim.api.nvim_create_namespace("pi-ide-suggest")
 
 vim.api.nvim_set_hl(0, "PiIdeSuggestion", { link = "Comment", default = true })
 
-function M.namespace()
-  return ns
-end
-
 function M.clear(buf)
   if buf and vim.api.nvim_buf_is_valid(buf) then
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)

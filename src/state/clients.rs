@@ -1,5 +1,5 @@
 //! Connected clients and their outboxes. A transport registers a client and
-//! drains its outbox; everything else sends through the hub without knowing
+//! drains its outbox; everything else sends through here without knowing
 //! which socket (or which kind of transport) is behind it.
 
 use std::collections::BTreeMap;
@@ -7,29 +7,9 @@ use std::sync::Mutex;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-/// Identifies one connection for its lifetime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ClientId(pub u64);
+use crate::client::{ClientId, ClientKind};
 
-/// Which agent is on the other end; decides reply shapes and features.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClientKind {
-    /// pi's `pi-ide` extension: diagnostics keyed by uri, suggestions.
-    Pi,
-    /// Claude Code: diagnostics as an array, no suggestions.
-    Claude,
-}
-
-impl ClientKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClientKind::Pi => "pi",
-            ClientKind::Claude => "claude",
-        }
-    }
-}
-
-/// What the hub knows about one client.
+/// What is known about one client.
 #[derive(Debug, Clone)]
 pub struct ClientEntry {
     pub kind: ClientKind,
@@ -40,17 +20,17 @@ pub struct ClientEntry {
 }
 
 #[derive(Default)]
-pub struct Hub {
-    inner: Mutex<HubInner>,
+pub struct Clients {
+    inner: Mutex<Inner>,
 }
 
 #[derive(Default)]
-struct HubInner {
+struct Inner {
     next_id: u64,
     clients: BTreeMap<ClientId, ClientEntry>,
 }
 
-impl Hub {
+impl Clients {
     pub fn register(&self, kind: ClientKind, outbox: UnboundedSender<String>) -> ClientId {
         let mut inner = self.lock();
         inner.next_id += 1;
@@ -109,8 +89,8 @@ impl Hub {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HubInner> {
-        crate::locking::lock(&self.inner)
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        crate::mutex::lock(&self.inner)
     }
 }
 
@@ -121,28 +101,28 @@ mod tests {
 
     #[test]
     fn routes_to_one_or_all_and_forgets_the_gone() {
-        let hub = Hub::default();
+        let clients = Clients::default();
         let (tx_a, mut rx_a) = unbounded_channel();
         let (tx_b, mut rx_b) = unbounded_channel();
-        let a = hub.register(ClientKind::Pi, tx_a);
-        let b = hub.register(ClientKind::Claude, tx_b);
+        let a = clients.register(ClientKind::Pi, tx_a);
+        let b = clients.register(ClientKind::Claude, tx_b);
         assert_ne!(a, b);
-        assert!(hub.send(a, "one".into()));
-        hub.broadcast("all");
+        assert!(clients.send(a, "one".into()));
+        clients.broadcast("all");
         assert_eq!(rx_a.try_recv().unwrap(), "one");
         assert_eq!(rx_a.try_recv().unwrap(), "all");
         assert_eq!(rx_b.try_recv().unwrap(), "all");
         assert!(rx_b.try_recv().is_err());
-        hub.set_name(b, "claude-code".into());
-        assert_eq!(hub.latest(ClientKind::Claude), Some(b));
-        assert_eq!(hub.kind(b), Some(ClientKind::Claude));
-        hub.unregister(a);
-        assert!(!hub.send(a, "late".into()));
-        assert!(!hub.is_empty());
+        clients.set_name(b, "claude-code".into());
+        assert_eq!(clients.latest(ClientKind::Claude), Some(b));
+        assert_eq!(clients.kind(b), Some(ClientKind::Claude));
+        clients.unregister(a);
+        assert!(!clients.send(a, "late".into()));
+        assert!(!clients.is_empty());
         assert_eq!(
-            hub.unregister(b).unwrap().name.as_deref(),
+            clients.unregister(b).unwrap().name.as_deref(),
             Some("claude-code")
         );
-        assert!(hub.is_empty());
+        assert!(clients.is_empty());
     }
 }

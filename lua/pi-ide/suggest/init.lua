@@ -1,15 +1,17 @@
 -- Inline suggestions: asks the connected pi agent (through the host) after
 -- a pause in typing or on demand, shows the answer as ghost text, and lets
 -- the person accept all of it, a word or a line. Every keystroke handler
--- does constant work: re-arm one timer, maybe cancel one request.
+-- does constant work: re-arm one timer, maybe cancel one request. This file
+-- holds the requests and the public API; ghost.lua draws, keys.lua maps.
 local config = require("pi-ide.config")
-local ghost = require("pi-ide.ghost")
+local ghost = require("pi-ide.suggest.ghost")
 local host = require("pi-ide.host")
+local seam = require("pi-ide.seam")
 local util = require("pi-ide.util")
 
 local M = {}
 
-local uv = vim.uv or vim.loop
+local uv = vim.uv
 
 local timer = nil
 -- Set by :PiIde suggest toggle; nil follows `suggestion.auto_trigger`.
@@ -51,7 +53,7 @@ end
 
 local function cancel_pending()
   if pending then
-    host.notify("suggest_cancel", pending.token)
+    seam.notify("suggest_cancel", pending.token)
     pending = nil
   end
 end
@@ -127,10 +129,10 @@ local function request(manual)
     before = before,
     after = after,
     count = options().count,
-    model = require("pi-ide.models").current(),
+    model = require("pi-ide.suggest.models").current(),
   }
   if not vim.tbl_contains(host.languages(), filetype) then
-    local fallback = require("pi-ide.fallback_context").context(buf, row, col, filetype)
+    local fallback = require("pi-ide.suggest.fallback_context").context(buf, row, col, filetype)
     if fallback then
       params.outline, params.scope, params.in_comment = fallback.outline, fallback.scope, fallback.in_comment
     end
@@ -145,7 +147,7 @@ local function request(manual)
     tick = vim.api.nvim_buf_get_changedtick(buf),
     manual = manual,
   }
-  host.notify("suggest", params)
+  seam.notify("suggest", params)
 end
 
 local function trigger_if_still_typing()
@@ -157,8 +159,8 @@ end
 
 local trigger_on_main_loop = vim.schedule_wrap(trigger_if_still_typing)
 
---- Host → Lua: the answer for request `token`.
-function M._on_result(token, suggestions, err)
+--- Seam `suggestions`: the answer for request `token`.
+function M.on_result(token, suggestions, err)
   local asked = pending
   if not asked or asked.token ~= token then
     return
@@ -326,44 +328,10 @@ function M.toggle_auto()
   return auto_override
 end
 
-function M.auto_enabled()
-  return auto()
-end
-
 --- Installs the insert-mode keys (on the first InsertEnter, so mappings the
 --- person made after setup() are the ones kept as fallbacks).
 function M.map_keys(keys)
-  if type(keys) ~= "table" then
-    return
-  end
-  local keymaps = require("pi-ide.keymaps")
-  local actions = {
-    { "accept", "accept", "accept suggestion" },
-    { "accept_word", "accept_word", "accept suggestion word" },
-    { "accept_line", "accept_line", "accept suggestion line" },
-    { "next", "next", "next suggestion" },
-    { "prev", "prev", "previous suggestion" },
-    { "dismiss", "dismiss", "dismiss suggestion" },
-  }
-  for _, action in ipairs(actions) do
-    local lhs = keys[action[1]]
-    if type(lhs) == "string" then
-      keymaps.map(lhs, M.visible, action[2], action[3])
-    end
-  end
-  if type(keys.trigger) == "string" then
-    keymaps.map_always(keys.trigger, "trigger", "ask for a suggestion")
-  end
-  for name, action in pairs({ Accept = "accept", AcceptWord = "accept_word", AcceptLine = "accept_line" }) do
-    vim.keymap.set("i", "<Plug>(PiIdeSuggestion" .. name .. ")", function()
-      M[action]()
-    end, { desc = "pi-ide: " .. action })
-  end
-  for name, action in pairs({ Next = "next", Prev = "prev", Dismiss = "dismiss", Trigger = "trigger" }) do
-    vim.keymap.set("i", "<Plug>(PiIdeSuggestion" .. name .. ")", function()
-      M[action]()
-    end, { desc = "pi-ide: " .. action })
-  end
+  require("pi-ide.suggest.keys").install(keys)
 end
 
 --- CompleteChanged / CompleteDone: hide or show the ghost text.

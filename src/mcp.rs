@@ -1,12 +1,11 @@
-//! MCP methods. Every request is answered exactly once with its id echoed.
-
-use std::sync::Arc;
+//! MCP methods, whichever transport carried them. Every request is
+//! answered exactly once with its id echoed.
 
 use serde_json::{Value, json};
 
-use crate::host::Shared;
-use crate::hub::ClientId;
+use crate::client::ClientId;
 use crate::jsonrpc;
+use crate::state::State;
 use crate::tools::{self, ToolCall, ToolError};
 
 pub const PROTOCOL_VERSION: &str = "2024-11-05";
@@ -48,44 +47,32 @@ pub fn route(method: &str, params: &Value) -> Route {
 }
 
 /// Handles one request and queues its reply.
-pub async fn request(
-    shared: &Arc<Shared>,
-    client: ClientId,
-    id: Value,
-    method: &str,
-    params: Value,
-) {
+pub async fn request(state: &State, client: ClientId, id: Value, method: &str, params: Value) {
     let outcome = match route(method, &params) {
         Route::Initialize { client_name } => {
-            if let (Some(name), Some(kind)) = (client_name, shared.hub.kind(client)) {
-                shared.hub.set_name(client, name.clone());
-                let event = crate::host::client_json(client, kind, Some(name));
-                shared.editor.push(
-                    "pi-ide.host",
-                    "_on_client",
-                    vec![json!("initialized"), event],
-                );
+            if let Some(name) = client_name {
+                state.client_named(client, name);
             }
-            shared
-                .hub
+            state
+                .clients
                 .send(client, jsonrpc::result(&id, initialize_result()));
             // pi never asks for the current context: push it right away.
-            shared.push_selection(client).await;
+            state.push_selection(client).await;
             return;
         }
         Route::Answer(result) => Ok(result),
-        Route::Tool(call) => tools::run(shared, client, call).await,
+        Route::Tool(call) => Ok(tools::run(state, client, call).await),
         Route::Fail(error) => Err(error),
     };
     let reply = match outcome {
         Ok(result) => jsonrpc::result(&id, result),
         Err(error) => jsonrpc::error(&id, error.code, &error.message),
     };
-    shared.hub.send(client, reply);
+    state.clients.send(client, reply);
 }
 
 /// Notifications need no answer; the ones we know need no action either.
-pub fn notification(_shared: &Arc<Shared>, client: ClientId, method: &str, _params: Value) {
+pub fn notification(client: ClientId, method: &str) {
     match method {
         "notifications/initialized"
         | "notifications/cancelled"

@@ -2,7 +2,7 @@
 -- the callback runs once the file has been quiet for a moment.
 local M = {}
 
-local uv = vim.uv or vim.loop
+local uv = vim.uv
 
 local SETTLE_MS = 30
 

@@ -1,0 +1,33 @@
+-- Tells the host, once, what the person decided about a diff. An accepted
+-- proposal is sent as the buffer holds it now: the person's edits included,
+-- in the buffer's line endings.
+local seam = require("pi-ide.seam")
+
+local M = {}
+
+local function proposal_text(buf)
+  local newline = vim.bo[buf].fileformat == "dos" and "\r\n" or "\n"
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), newline)
+  if vim.bo[buf].eol then
+    text = text .. newline
+  end
+  return text
+end
+
+--- Reports `accepted` for `entry` unless it is settled already; true if it
+--- was reported now.
+function M.report(entry, accepted)
+  if entry.decided then
+    return false
+  end
+  entry.decided, entry.accepted = true, accepted
+  if accepted then
+    seam.notify("diff_decided", entry.id, true, proposal_text(entry.proposed_buf))
+    require("pi-ide.diff.reload").watch(entry.path)
+  else
+    seam.notify("diff_decided", entry.id, false)
+  end
+  return true
+end
+
+return M

@@ -1,0 +1,135 @@
+-- The diff UI for openDiff: a tab with the file as on disk (left, read-only)
+-- and the agent's proposal (right, editable). `:w` in the proposal accepts,
+-- closing it rejects. Only ever touches its own buffers and windows. This
+-- file keeps the open diffs and the public API; layout.lua builds the tab.
+local decision = require("pi-ide.diff.decision")
+local layout = require("pi-ide.diff.layout")
+local util = require("pi-ide.util")
+
+local M = {}
+
+local diffs = {} -- host diff id -> entry
+
+local function entry_for(tab_name)
+  for _, entry in pairs(diffs) do
+    if tab_name == nil and entry.tabpage == vim.api.nvim_get_current_tabpage() then
+      return entry
+    end
+    if tab_name ~= nil and entry.tab_name == tab_name then
+      return entry
+    end
+  end
+  local buf = vim.api.nvim_get_current_buf()
+  for _, entry in pairs(diffs) do
+    if tab_name == nil and (entry.proposed_buf == buf or entry.original_buf == buf) then
+      return entry
+    end
+  end
+  return nil
+end
+
+-- Removes the entry and its buffers (and so its windows and tab).
+local function teardown(entry)
+  if diffs[entry.id] ~= entry then
+    return
+  end
+  diffs[entry.id] = nil
+  entry.closed = true
+  if entry.stop_watching then
+    entry.stop_watching()
+  end
+  vim.schedule(function()
+    for _, buf in ipairs({ entry.proposed_buf, entry.original_buf }) do
+      if vim.api.nvim_buf_is_valid(buf) then
+        pcall(vim.api.nvim_buf_delete, buf, { force = true })
+      end
+    end
+  end)
+  util.emit("PiIdeDiffClosed", { tab_name = entry.tab_name, path = entry.path, accepted = entry.accepted })
+end
+
+-- Reports the person's decision to the host, once, then closes the diff.
+local function decide(entry, accepted)
+  if decision.report(entry, accepted) then
+    teardown(entry)
+  end
+end
+
+--- Seam `open_diff`: shows diff `spec`. An error makes the host answer
+--- DIFF_REJECTED.
+function M.open(spec)
+  local entry = {
+    id = spec.id,
+    tab_name = spec.tab_name,
+    path = spec.path,
+    client = spec.client,
+    decided = false,
+  }
+  diffs[spec.id] = entry
+  local ok, err = pcall(layout.open, spec, entry, decide)
+  if not ok then
+    entry.decided = true
+    teardown(entry)
+    error(err, 0)
+  end
+  util.emit("PiIdeDiffOpened", { tab_name = entry.tab_name, path = entry.path, client = entry.client })
+  return true
+end
+
+--- Seam `close_diff`: the agent (or shutdown) closed diff `id`; no decision
+--- is sent.
+function M.close(id)
+  local entry = diffs[id]
+  if entry then
+    entry.decided = true
+    teardown(entry)
+  end
+end
+
+--- Closes every diff without sending decisions (the host is gone).
+function M.close_all()
+  for id in pairs(diffs) do
+    M.close(id)
+  end
+end
+
+--- One table per open diff.
+function M.list()
+  local list = {}
+  for _, entry in pairs(diffs) do
+    list[#list + 1] = {
+      tab_name = entry.tab_name,
+      path = entry.path,
+      client = entry.client,
+      proposed_buf = entry.proposed_buf,
+      original_buf = entry.original_buf,
+      tabpage = entry.tabpage,
+    }
+  end
+  table.sort(list, function(a, b)
+    return a.tab_name < b.tab_name
+  end)
+  return list
+end
+
+local function resolve(tab_name, accepted)
+  local entry = entry_for(tab_name)
+  if not entry then
+    util.notify(tab_name and ("no diff named %q"):format(tab_name) or "no pi-ide diff in this tab", vim.log.levels.WARN)
+    return false
+  end
+  decide(entry, accepted)
+  return true
+end
+
+--- Accepts a diff (default: the one in the current tab) with the person's edits.
+function M.accept(tab_name)
+  return resolve(tab_name, true)
+end
+
+--- Rejects a diff (default: the one in the current tab).
+function M.reject(tab_name)
+  return resolve(tab_name, false)
+end
+
+return M

@@ -1,0 +1,87 @@
+-- The seam between this Lua code and the Rust host, in one place. The host
+-- calls Lua only through M.call (via nvim_exec_lua); Lua tells the host
+-- things only through M.notify. src/nvim/seam.rs is the same seam seen from
+-- the host.
+local host = require("pi-ide.host")
+
+local M = {}
+
+-- The host reports its own in `started`; a mismatch means a stale binary.
+M.VERSION = 2
+
+-- Host → Lua: each forwards to the feature that handles it, loading it on
+-- first use.
+M.calls = {
+  -- The host listens and its lockfile exists; a restarted host knows no
+  -- diagnostics yet, so it gets all of them.
+  started = function(info)
+    if host.on_started(info) then
+      require("pi-ide.diagnostics").send_all()
+    end
+  end,
+  -- An agent "connected", "initialized" or "disconnected".
+  client = function(event, client)
+    host.on_client(event, client)
+  end,
+  -- openDiff; an error makes the host answer DIFF_REJECTED.
+  open_diff = function(spec)
+    return require("pi-ide.diff").open(spec)
+  end,
+  -- The agent (or shutdown) closed diff `id`.
+  close_diff = function(id)
+    require("pi-ide.diff").close(id)
+  end,
+  -- A client initialized: where the person is.
+  positions = function()
+    return require("pi-ide.selection").positions()
+  end,
+  -- The answer to `suggest` request `token`.
+  suggestions = function(token, list, err)
+    require("pi-ide.suggest").on_result(token, list, err)
+  end,
+  -- The answer to `list_models`.
+  models = function(result, err)
+    require("pi-ide.suggest.models").on_models(result, err)
+  end,
+}
+
+--- Runs the seam call `name`; the host's only way into Lua.
+function M.call(name, ...)
+  local call = M.calls[name]
+  if not call then
+    error("pi-ide: unknown seam call " .. tostring(name), 0)
+  end
+  return call(...)
+end
+
+-- Lua → host notifications, the only ones Lua sends.
+M.EVENTS = {
+  "selection", -- positions table: the cursor/selection of a file buffer, debounced
+  "diff_decided", -- id, accepted, text?: the person decided on diff `id`
+  "cwd", -- dir: Neovim's global cwd changed
+  "suggest", -- request table: ask the pi agent for suggestions
+  "suggest_cancel", -- token: the person moved on
+  "list_models", -- :PiIde model
+  "stop", -- clean up and exit
+  "diagnostics_pending", -- diagnostics changed; the update follows shortly
+  "diagnostics", -- files: the diagnostics of each changed buffer
+}
+
+local known = {}
+for _, event in ipairs(M.EVENTS) do
+  known[event] = true
+end
+
+--- Sends `event` to the host; false when the host is not running.
+function M.notify(event, ...)
+  if not known[event] then
+    error("pi-ide: unknown seam event " .. tostring(event), 2)
+  end
+  local channel = host.channel()
+  if not channel then
+    return false
+  end
+  return pcall(vim.rpcnotify, channel, event, ...)
+end
+
+return M

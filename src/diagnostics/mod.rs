@@ -1,0 +1,261 @@
+//! A mirror of Neovim's diagnostics, fed by Lua whenever they change, so
+//! `getDiagnostics` — which pi sends before every model call, from every
+//! session — is answered without touching Neovim's main loop.
+//!
+//! Lua announces a change at once (`diagnostics_pending`) and sends the
+//! changed buffers' diagnostics a moment later; an answer waits for that
+//! data, so it is never older than the last change Neovim reported before
+//! the request.
+
+pub mod shape;
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::watch;
+
+use crate::client::ClientKind;
+
+/// How long an answer waits for announced data before it makes do with
+/// what the mirror holds (Lua flushes within ~30 ms).
+const FLUSH_WAIT: Duration = Duration::from_millis(500);
+
+/// One buffer's diagnostics as Lua reports them.
+#[derive(Debug, Deserialize)]
+pub struct BufferDiagnostics {
+    pub buf: i64,
+    /// `file://` uri; `None` for a buffer without a file, or a wiped one.
+    pub uri: Option<String>,
+    /// `[{severity, message, source?, range}]`; empty when it has none.
+    #[serde(default)]
+    pub diagnostics: Value,
+}
+
+/// One file's diagnostics, serialized once per change for each client kind.
+struct File {
+    uri: String,
+    /// The uri's path, percent-decoded, to match uris spelled differently.
+    path: String,
+    pi: String,
+    claude: String,
+}
+
+pub struct Mirror {
+    files: Mutex<BTreeMap<i64, File>>,
+    /// True from an announced change until its data arrived; true at start
+    /// until Lua's first snapshot.
+    pending: watch::Sender<bool>,
+}
+
+impl Default for Mirror {
+    fn default() -> Self {
+        Mirror {
+            files: Mutex::default(),
+            pending: watch::Sender::new(true),
+        }
+    }
+}
+
+impl Mirror {
+    /// Lua saw a change; its data follows.
+    pub fn mark_pending(&self) {
+        self.pending.send_replace(true);
+    }
+
+    /// The current diagnostics of the buffers that changed.
+    pub fn update(&self, changed: Vec<BufferDiagnostics>) {
+        {
+            let mut files = crate::mutex::lock(&self.files);
+            for buffer in changed {
+                let list = buffer.diagnostics.as_array().filter(|l| !l.is_empty());
+                match (buffer.uri, list) {
+                    (Some(uri), Some(list)) => {
+                        files.insert(buffer.buf, File::new(uri, list));
+                    }
+                    _ => {
+                        files.remove(&buffer.buf);
+                    }
+                }
+            }
+        }
+        self.pending.send_replace(false);
+    }
+
+    /// The `getDiagnostics` answer text for `kind`: one file (listed even
+    /// when clean) or every file with diagnostics.
+    pub async fn answer(&self, kind: ClientKind, uri: Option<&str>) -> String {
+        let mut pending = self.pending.subscribe();
+        if *pending.borrow_and_update() {
+            let _ = tokio::time::timeout(FLUSH_WAIT, pending.wait_for(|p| !*p)).await;
+        }
+        self.render(kind, uri)
+    }
+
+    fn render(&self, kind: ClientKind, uri: Option<&str>) -> String {
+        let files = crate::mutex::lock(&self.files);
+        let entries: Vec<(&str, &str)> = match uri {
+            None => files
+                .values()
+                .map(|file| (file.uri.as_str(), file.list(kind)))
+                .collect(),
+            Some(uri) => {
+                let path = uri_path(uri);
+                let found = files.values().find(|file| file.path == path);
+                vec![(uri, found.map_or("[]", |file| file.list(kind)))]
+            }
+        };
+        let quoted = |uri: &str| Value::from(uri).to_string();
+        match kind {
+            ClientKind::Pi => {
+                let pairs: Vec<String> = entries
+                    .iter()
+                    .map(|(uri, list)| format!("{}:{list}", quoted(uri)))
+                    .collect();
+                format!("{{{}}}", pairs.join(","))
+            }
+            ClientKind::Claude => {
+                let items: Vec<String> = entries
+                    .iter()
+                    .map(|(uri, list)| {
+                        format!("{{\"uri\":{},\"diagnostics\":{list}}}", quoted(uri))
+                    })
+                    .collect();
+                format!("[{}]", items.join(","))
+            }
+        }
+    }
+}
+
+impl File {
+    fn new(uri: String, raw: &[Value]) -> File {
+        File {
+            path: uri_path(&uri),
+            pi: shape::list(ClientKind::Pi, raw).to_string(),
+            claude: shape::list(ClientKind::Claude, raw).to_string(),
+            uri,
+        }
+    }
+
+    fn list(&self, kind: ClientKind) -> &str {
+        match kind {
+            ClientKind::Pi => &self.pi,
+            ClientKind::Claude => &self.claude,
+        }
+    }
+}
+
+/// `file:///a%20b` → `/a b`; anything else is compared as given.
+fn uri_path(uri: &str) -> String {
+    let Some(rest) = uri.strip_prefix("file://") else {
+        return uri.to_owned();
+    };
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn buffer(buf: i64, uri: Option<&str>, diagnostics: Value) -> BufferDiagnostics {
+        BufferDiagnostics {
+            buf,
+            uri: uri.map(str::to_owned),
+            diagnostics,
+        }
+    }
+
+    fn parsed(text: String) -> Value {
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[tokio::test]
+    async fn answers_in_each_shape_and_forgets_what_was_cleared() {
+        let mirror = Mirror::default();
+        mirror.update(vec![
+            buffer(
+                1,
+                Some("file:///w/a%20b.rs"),
+                json!([{"severity": 1, "message": "boom"}]),
+            ),
+            buffer(
+                2,
+                Some("file:///w/c.rs"),
+                json!([{"severity": 3, "message": "fyi"}]),
+            ),
+            buffer(3, None, json!([{"severity": 1, "message": "scratch"}])),
+        ]);
+        let pi = parsed(mirror.answer(ClientKind::Pi, None).await);
+        assert_eq!(pi.as_object().unwrap().len(), 2, "{pi}");
+        assert_eq!(pi["file:///w/a%20b.rs"][0]["message"], "boom");
+        assert_eq!(pi["file:///w/c.rs"][0]["severity"], "Information");
+        let claude = parsed(mirror.answer(ClientKind::Claude, None).await);
+        assert_eq!(claude[1]["uri"], "file:///w/c.rs");
+        assert_eq!(claude[1]["diagnostics"][0]["severity"], "Info");
+
+        let one = parsed(
+            mirror
+                .answer(ClientKind::Pi, Some("file:///w/a b.rs"))
+                .await,
+        );
+        assert_eq!(one["file:///w/a b.rs"][0]["message"], "boom", "{one}");
+        let clean = parsed(
+            mirror
+                .answer(ClientKind::Claude, Some("file:///x.rs"))
+                .await,
+        );
+        assert_eq!(clean, json!([{"uri": "file:///x.rs", "diagnostics": []}]));
+
+        mirror.update(vec![
+            buffer(1, Some("file:///w/a%20b.rs"), json!({})),
+            buffer(2, None, json!([])),
+        ]);
+        assert_eq!(parsed(mirror.answer(ClientKind::Pi, None).await), json!({}));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_announced_change_is_waited_for() {
+        let mirror = std::sync::Arc::new(Mirror::default());
+        mirror.update(vec![]);
+        mirror.mark_pending();
+        let asking = {
+            let mirror = mirror.clone();
+            tokio::spawn(async move { mirror.answer(ClientKind::Pi, None).await })
+        };
+        tokio::task::yield_now().await;
+        mirror.update(vec![buffer(1, Some("file:///a"), json!([{"severity": 2}]))]);
+        let answer = parsed(asking.await.unwrap());
+        assert_eq!(answer["file:///a"][0]["severity"], "Warning");
+
+        mirror.mark_pending();
+        let started = tokio::time::Instant::now();
+        let stale = parsed(mirror.answer(ClientKind::Pi, None).await);
+        assert!(
+            started.elapsed() >= FLUSH_WAIT && started.elapsed() < FLUSH_WAIT * 2,
+            "data that never comes is waited for, boundedly"
+        );
+        assert_eq!(stale["file:///a"][0]["severity"], "Warning");
+    }
+}

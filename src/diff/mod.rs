@@ -1,0 +1,11 @@
+//! Diffs of an agent's proposal against the file on disk.
+//!
+//! * [`pending`] – `openDiff` requests waiting for the person (state).
+//! * [`prepare`] – reads the file and builds what Lua draws.
+//! * [`text`]    – lines that join back to the exact text.
+//! * [`hunks`]   – line diffs of large files, computed here.
+
+pub mod hunks;
+pub mod pending;
+pub mod prepare;
+pub mod text;

@@ -1,0 +1,138 @@
+//! Everything Lua needs to draw a diff, read and checked off the UI thread:
+//! both sides as lines and, for large files, the changed regions, so Neovim
+//! need not compute them.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::hunks::{DEADLINE, HOST_DIFF_BYTES, Hunk, hunks};
+use super::text::Lines;
+
+/// Both sides of a diff, ready to show.
+#[derive(Debug, Serialize)]
+pub struct Prepared {
+    pub original: Lines,
+    /// False for a file the agent creates.
+    pub original_exists: bool,
+    pub proposed: Lines,
+    /// For large files: the changed regions, drawn by Lua instead of
+    /// Neovim's diff mode.
+    pub hunks: Option<Vec<Hunk>>,
+}
+
+/// What Lua's `open_diff` receives.
+#[derive(Debug, Serialize)]
+pub struct DiffView {
+    pub id: u64,
+    pub tab_name: String,
+    pub path: String,
+    pub original_path: String,
+    /// `pi` or `claude`, for the winbar.
+    pub client: &'static str,
+    #[serde(flatten)]
+    pub sides: Prepared,
+}
+
+/// Reads the file on disk (off the UI thread) and checks both sides are text.
+pub async fn prepare(
+    old_file_path: &str,
+    new_file_path: &str,
+    new_file_contents: &str,
+) -> Result<Prepared, String> {
+    for path in [old_file_path, new_file_path] {
+        if !Path::new(path).is_absolute() {
+            return Err(format!("path is not absolute: {path:?}"));
+        }
+    }
+    let (original, original_exists) = match tokio::fs::read(old_file_path).await {
+        Ok(bytes) => (
+            text_of(bytes).ok_or_else(|| format!("{} is not a text file", old_file_path))?,
+            true,
+        ),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => (String::new(), false),
+        Err(error) => return Err(format!("cannot read {}: {error}", old_file_path)),
+    };
+    if new_file_contents.contains('\0') {
+        return Err("the proposed contents are binary".into());
+    }
+    let original = Lines::split(&original);
+    let proposed = Lines::split(new_file_contents);
+    if original_len(&original) + new_file_contents.len() <= HOST_DIFF_BYTES {
+        return Ok(Prepared {
+            original,
+            original_exists,
+            proposed,
+            hunks: None,
+        });
+    }
+    let diffed = tokio::task::spawn_blocking(move || {
+        let found = hunks(&original.lines, &proposed.lines, DEADLINE);
+        (original, proposed, found)
+    })
+    .await;
+    let (original, proposed, found) = diffed.map_err(|e| format!("diffing failed: {e}"))?;
+    Ok(Prepared {
+        original,
+        original_exists,
+        proposed,
+        hunks: Some(found),
+    })
+}
+
+fn original_len(lines: &Lines) -> usize {
+    lines.lines.iter().map(|l| l.len() + 1).sum()
+}
+
+fn text_of(bytes: Vec<u8>) -> Option<String> {
+    if bytes.contains(&0) {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Prepares a diff of `path` against itself, as pi sends them.
+    async fn refusal(path: &str, contents: &str) -> String {
+        prepare(path, path, contents).await.unwrap_err()
+    }
+
+    #[tokio::test]
+    async fn prepare_refuses_what_it_cannot_show() {
+        let dir =
+            std::env::temp_dir().join(format!("pi-ide-prepare-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("bin"), b"a\0b").unwrap();
+        let at = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+        assert!(refusal("relative.txt", "x").await.contains("not absolute"));
+        assert!(refusal(&at(""), "x").await.contains("cannot read"));
+        assert!(refusal(&at("bin"), "x").await.contains("not a text file"));
+        assert!(refusal(&at("new"), "a\0").await.contains("binary"));
+        let new_file = at("missing/new.txt");
+        let spec = prepare(&new_file, &new_file, "hi\n").await.unwrap();
+        assert!(!spec.original_exists);
+        assert_eq!(spec.proposed.lines, vec!["hi".to_string()]);
+        assert!(spec.hunks.is_none(), "small files use Neovim's diff mode");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn large_files_come_with_hunks() {
+        let old: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
+        let dir =
+            std::env::temp_dir().join(format!("pi-ide-large-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.txt");
+        std::fs::write(&path, &old).unwrap();
+        let new = old.replacen("line 20000\n", "changed\n", 1);
+        let path = path.to_str().unwrap();
+        let spec = prepare(path, path, &new).await.unwrap();
+        let hunks = spec.hunks.expect("above HOST_DIFF_BYTES the host diffs");
+        assert_eq!(hunks.len(), 1);
+        assert_eq!((hunks[0].old_start, hunks[0].new_start), (20_000, 20_000));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,93 @@
+//! Text split into buffer lines and joined back byte for byte: the
+//! proposal the person accepts must reach the agent exactly, line endings
+//! and final newline included.
+
+use serde::Serialize;
+
+/// Text split into buffer lines plus what it takes to join them back exactly.
+#[derive(Debug, PartialEq, Serialize)]
+pub struct Lines {
+    pub lines: Vec<String>,
+    /// Ends with a newline (the buffer's `'eol'`).
+    pub eol: bool,
+    /// Every newline is `\r\n` (the buffer's `'fileformat'` is `dos`).
+    pub crlf: bool,
+}
+
+impl Lines {
+    pub fn split(text: &str) -> Lines {
+        let crlf =
+            text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
+        let normalized = if crlf {
+            text.replace("\r\n", "\n")
+        } else {
+            text.to_owned()
+        };
+        let eol = normalized.ends_with('\n');
+        let body = if eol {
+            &normalized[..normalized.len() - 1]
+        } else {
+            &normalized[..]
+        };
+        Lines {
+            lines: body.split('\n').map(str::to_owned).collect(),
+            eol,
+            crlf,
+        }
+    }
+
+    /// The exact text these lines came from.
+    pub fn join(&self) -> String {
+        let newline = if self.crlf { "\r\n" } else { "\n" };
+        let mut text = self.lines.join(newline);
+        if self.eol {
+            text.push_str(newline);
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_round_trip_exactly() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\nb\n",
+            "a\r\nb\r\n",
+            "a\r\nb",
+            "mixed\r\nends\n",
+            "\n\n",
+            "x\ry\n",
+        ] {
+            let lines = Lines::split(text);
+            assert_eq!(lines.join(), text, "{text:?}");
+        }
+        assert_eq!(
+            Lines::split(""),
+            Lines {
+                lines: vec![String::new()],
+                eol: false,
+                crlf: false
+            }
+        );
+        assert_eq!(
+            Lines::split("a\r\nb\r\n"),
+            Lines {
+                lines: vec!["a".into(), "b".into()],
+                eol: true,
+                crlf: true
+            }
+        );
+        assert!(
+            !Lines::split("mixed\r\nends\n").crlf,
+            "mixed endings keep their \\r in the lines"
+        );
+    }
+}

@@ -1,0 +1,38 @@
+//! What Neovim tells the host, turned into actions on the shared state.
+//! Runs on the host's event loop, in the order Lua sent the events; the
+//! lifecycle events (`stop`, `cwd`) stay with the wiring in [`crate::host`].
+
+use std::sync::Arc;
+
+use crate::diff::pending::DiffOutcome;
+use crate::nvim::seam::{Decision, EditorEvent};
+use crate::state::State;
+use crate::suggest;
+
+pub async fn handle(state: &Arc<State>, event: EditorEvent) {
+    match event {
+        EditorEvent::Selection(positions) => {
+            if !state.clients.is_empty()
+                && let Some(message) = state.selection_message(&positions).await
+            {
+                state.clients.broadcast(&message);
+            }
+        }
+        EditorEvent::DiffDecided(Decision { id, accepted }) => {
+            if let Some(diff) = state.diffs.take(id) {
+                diff.answer(match accepted {
+                    Some(text) => DiffOutcome::Accepted(text),
+                    None => DiffOutcome::Rejected { reason: None },
+                });
+            }
+        }
+        EditorEvent::Suggest(request) => suggest::start(state, request),
+        EditorEvent::SuggestCancel(token) => suggest::cancel(state, token),
+        EditorEvent::ListModels => {
+            tokio::spawn(suggest::list_models(state.clone()));
+        }
+        // The handler applies diagnostics before any later message is read.
+        EditorEvent::DiagnosticsPending | EditorEvent::Diagnostics(_) => {}
+        EditorEvent::Cwd(_) | EditorEvent::Stop => {}
+    }
+}

@@ -1,0 +1,429 @@
+//! The Rust half of the Lua ⇄ host seam: every Lua function the host calls
+//! ([`LuaCall`]) and every notification Lua sends ([`EditorEvent`]), with
+//! their payloads. The Lua half is `lua/pi-ide/seam.lua`; a test checks that
+//! both halves list the same names and agree on [`SEAM_VERSION`].
+//!
+//! Host → Lua, `require('pi-ide.seam').call(name, ...)` via `nvim_exec_lua`:
+//! | call          | args                    | when                                       |
+//! |---------------|-------------------------|--------------------------------------------|
+//! | `started`     | info                    | server listening, lockfile written         |
+//! | `client`      | event, client           | a client connected / initialized / left    |
+//! | `open_diff`   | view                    | `openDiff`; a Lua error means `DIFF_REJECTED` |
+//! | `close_diff`  | id                      | the agent or shutdown closed diff `id`     |
+//! | `positions`   | –                       | a client initialized: current context      |
+//! | `suggestions` | token, list?, error?    | suggestions (or an error) for token        |
+//! | `models`      | result?, error?         | the answer to `listSuggestionModels`       |
+//!
+//! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
+//! | event                 | args                  | meaning                                  |
+//! |-----------------------|-----------------------|------------------------------------------|
+//! | `selection`           | positions             | debounced cursor/selection of a file     |
+//! | `diff_decided`        | id, accepted, text?   | the person accepted/rejected diff `id`   |
+//! | `cwd`                 | dir                   | Neovim's cwd changed (workspace folder)  |
+//! | `suggest`             | request               | ask the pi agent for inline suggestions  |
+//! | `suggest_cancel`      | token                 | the person moved on: cancel that request |
+//! | `list_models`         | –                     | `:PiIde model`: ask pi for its models    |
+//! | `stop`                | –                     | `:PiIde stop`: clean up and exit         |
+//! | `diagnostics_pending` | –                     | diagnostics changed; the data follows    |
+//! | `diagnostics`         | files                 | diagnostics of the buffers that changed  |
+//!
+//! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
+//! for buffers the host attached to; the host reads lines with
+//! `nvim_buf_get_lines` and attaches with `nvim_buf_attach`.
+
+use nvim_rs::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+use super::convert::{from_json, to_json};
+use crate::diagnostics::BufferDiagnostics;
+use crate::diff::prepare::DiffView;
+use crate::selection::Positions;
+
+/// Version of the seam. The Lua glue refuses a host that reports another
+/// number, so a stale binary is caught with a clear message.
+pub const SEAM_VERSION: u64 = 2;
+
+/// What the host reports once agents can find it.
+#[derive(Debug, Serialize)]
+pub struct Started {
+    pub version: &'static str,
+    pub seam: u64,
+    pub port: u16,
+    pub lockfile: String,
+    pub pid: u32,
+    /// Filetypes the host parses itself.
+    pub languages: Vec<&'static str>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum ClientEvent {
+    Connected,
+    Initialized,
+    Disconnected,
+}
+
+impl ClientEvent {
+    fn as_str(self) -> &'static str {
+        match self {
+            ClientEvent::Connected => "connected",
+            ClientEvent::Initialized => "initialized",
+            ClientEvent::Disconnected => "disconnected",
+        }
+    }
+}
+
+/// A client as Lua's status mirror stores it.
+#[derive(Debug, Serialize)]
+pub struct ClientInfo {
+    pub id: u64,
+    pub kind: &'static str,
+    pub name: Option<String>,
+}
+
+/// A call into Lua.
+#[derive(Debug)]
+pub enum LuaCall {
+    Started(Started),
+    Client(ClientEvent, ClientInfo),
+    OpenDiff(Box<DiffView>),
+    CloseDiff(u64),
+    Positions,
+    Suggestions {
+        token: u64,
+        outcome: Result<Vec<String>, String>,
+    },
+    Models(Result<Json, Json>),
+}
+
+impl LuaCall {
+    /// Every call's name, as `lua/pi-ide/seam.lua` lists them.
+    pub const NAMES: &[&str] = &[
+        "started",
+        "client",
+        "open_diff",
+        "close_diff",
+        "positions",
+        "suggestions",
+        "models",
+    ];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            LuaCall::Started(_) => "started",
+            LuaCall::Client(..) => "client",
+            LuaCall::OpenDiff(_) => "open_diff",
+            LuaCall::CloseDiff(_) => "close_diff",
+            LuaCall::Positions => "positions",
+            LuaCall::Suggestions { .. } => "suggestions",
+            LuaCall::Models(_) => "models",
+        }
+    }
+
+    /// The arguments of `seam.call`: the name, then the payload.
+    pub fn into_args(self) -> Result<Vec<Value>, String> {
+        let mut args = vec![Value::from(self.name())];
+        let payload = match self {
+            LuaCall::Started(info) => vec![msgpack(&info)?],
+            LuaCall::Client(event, client) => vec![Value::from(event.as_str()), msgpack(&client)?],
+            LuaCall::OpenDiff(view) => vec![msgpack(&view)?],
+            LuaCall::CloseDiff(id) => vec![Value::from(id)],
+            LuaCall::Positions => vec![],
+            LuaCall::Suggestions { token, outcome } => match outcome {
+                Ok(list) => vec![Value::from(token), msgpack(&list)?, Value::Nil],
+                Err(error) => vec![Value::from(token), Value::Nil, Value::from(error)],
+            },
+            LuaCall::Models(Ok(result)) => vec![from_json(&result), Value::Nil],
+            LuaCall::Models(Err(error)) => vec![Value::Nil, from_json(&error)],
+        };
+        args.extend(payload);
+        Ok(args)
+    }
+}
+
+/// Structs become maps with named keys, as Lua reads them (`rmpv`'s own
+/// serializer writes structs as arrays).
+fn msgpack<T: Serialize>(payload: &T) -> Result<Value, String> {
+    serde_json::to_value(payload)
+        .map(|json| from_json(&json))
+        .map_err(|e| e.to_string())
+}
+
+/// One trigger from `lua/pi-ide/suggest/`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct SuggestRequest {
+    /// Lua's sequence number: identifies the request in both directions.
+    pub token: u64,
+    pub buf: i64,
+    /// 0-based row and byte column of the cursor.
+    pub row: usize,
+    pub col: usize,
+    pub filetype: String,
+    pub path: String,
+    /// Cursor windows (~20 lines before, ~10 after) read by Lua.
+    pub before: String,
+    pub after: String,
+    pub count: u32,
+    pub model: Option<String>,
+    /// From Neovim's own parser, for filetypes the host has no grammar for.
+    pub outline: Option<String>,
+    pub scope: Option<String>,
+    pub in_comment: Option<bool>,
+}
+
+/// The person's decision on a diff.
+#[derive(Debug, PartialEq)]
+pub struct Decision {
+    pub id: u64,
+    /// The proposal's final text when accepted; `None` when rejected.
+    pub accepted: Option<String>,
+}
+
+/// What Neovim told the host, in the order it happened.
+#[derive(Debug)]
+pub enum EditorEvent {
+    Selection(Positions),
+    DiffDecided(Decision),
+    Cwd(String),
+    Suggest(SuggestRequest),
+    SuggestCancel(u64),
+    ListModels,
+    Stop,
+    DiagnosticsPending,
+    Diagnostics(Vec<BufferDiagnostics>),
+}
+
+impl EditorEvent {
+    /// Every event's name, as `lua/pi-ide/seam.lua` lists them.
+    pub const NAMES: &[&str] = &[
+        "selection",
+        "diff_decided",
+        "cwd",
+        "suggest",
+        "suggest_cancel",
+        "list_models",
+        "stop",
+        "diagnostics_pending",
+        "diagnostics",
+    ];
+
+    /// Parses one notification; `None` for anything malformed.
+    pub fn parse(name: &str, args: &[Value]) -> Option<EditorEvent> {
+        let payload = || args.first().map(to_json);
+        match name {
+            "selection" => typed(payload()?).map(EditorEvent::Selection),
+            "diff_decided" => {
+                let id = args.first()?.as_u64()?;
+                let accepted = match args.get(1)?.as_bool()? {
+                    true => Some(args.get(2)?.as_str()?.to_owned()),
+                    false => None,
+                };
+                Some(EditorEvent::DiffDecided(Decision { id, accepted }))
+            }
+            "cwd" => Some(EditorEvent::Cwd(args.first()?.as_str()?.to_owned())),
+            "suggest" => typed(payload()?).map(EditorEvent::Suggest),
+            "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
+            "list_models" => Some(EditorEvent::ListModels),
+            "stop" => Some(EditorEvent::Stop),
+            "diagnostics_pending" => Some(EditorEvent::DiagnosticsPending),
+            // Lua sends an empty list as an empty map.
+            "diagnostics" => match payload()? {
+                Json::Object(map) if map.is_empty() => Some(EditorEvent::Diagnostics(vec![])),
+                files => typed(files).map(EditorEvent::Diagnostics),
+            },
+            _ => None,
+        }
+    }
+}
+
+fn typed<T: serde::de::DeserializeOwned>(payload: Json) -> Option<T> {
+    serde_json::from_value(payload).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: Vec<(&str, Value)>) -> Value {
+        Value::Map(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (Value::from(k), v))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn every_call_is_named_in_the_list() {
+        let calls = [
+            LuaCall::Started(Started {
+                version: "0",
+                seam: SEAM_VERSION,
+                port: 1,
+                lockfile: "/l".into(),
+                pid: 2,
+                languages: vec!["rust"],
+            }),
+            LuaCall::Client(
+                ClientEvent::Connected,
+                ClientInfo {
+                    id: 1,
+                    kind: "pi",
+                    name: None,
+                },
+            ),
+            LuaCall::CloseDiff(3),
+            LuaCall::Positions,
+            LuaCall::Suggestions {
+                token: 4,
+                outcome: Err("no".into()),
+            },
+            LuaCall::Models(Ok(serde_json::json!({"models": []}))),
+        ];
+        for call in calls {
+            let name = call.name();
+            assert!(LuaCall::NAMES.contains(&name), "{name}");
+            let args = call.into_args().unwrap();
+            assert_eq!(args[0].as_str(), Some(name));
+        }
+    }
+
+    #[test]
+    fn payloads_are_msgpack_maps_and_strings() {
+        let args = LuaCall::Client(
+            ClientEvent::Initialized,
+            ClientInfo {
+                id: 7,
+                kind: "claude",
+                name: Some("claude-code".into()),
+            },
+        )
+        .into_args()
+        .unwrap();
+        assert_eq!(args[1].as_str(), Some("initialized"));
+        assert_eq!(
+            to_json(&args[2]),
+            serde_json::json!({"id": 7, "kind": "claude", "name": "claude-code"})
+        );
+        let args = LuaCall::Suggestions {
+            token: 9,
+            outcome: Ok(vec!["a".into()]),
+        }
+        .into_args()
+        .unwrap();
+        assert_eq!(to_json(&args[2]), serde_json::json!(["a"]));
+        assert!(args[3].is_nil());
+    }
+
+    #[test]
+    fn a_diff_view_reaches_lua_as_one_flat_map() {
+        use crate::diff::hunks::Hunk;
+        use crate::diff::prepare::Prepared;
+        use crate::diff::text::Lines;
+        let view = DiffView {
+            id: 5,
+            tab_name: "t".into(),
+            path: "/w/a".into(),
+            original_path: "/w/a".into(),
+            client: "pi",
+            sides: Prepared {
+                original: Lines::split("a\r\n"),
+                original_exists: true,
+                proposed: Lines::split("b"),
+                hunks: Some(vec![Hunk {
+                    old_start: 0,
+                    old_len: 1,
+                    new_start: 0,
+                    new_len: 1,
+                }]),
+            },
+        };
+        let args = LuaCall::OpenDiff(Box::new(view)).into_args().unwrap();
+        assert_eq!(
+            to_json(&args[1]),
+            serde_json::json!({
+                "id": 5, "tab_name": "t", "path": "/w/a", "original_path": "/w/a",
+                "client": "pi", "original_exists": true,
+                "original": {"lines": ["a"], "eol": true, "crlf": true},
+                "proposed": {"lines": ["b"], "eol": false, "crlf": false},
+                "hunks": [[0, 1, 0, 1]],
+            })
+        );
+        let started = LuaCall::Started(Started {
+            version: "1",
+            seam: SEAM_VERSION,
+            port: 9,
+            lockfile: "/l/9.lock".into(),
+            pid: 3,
+            languages: vec!["rust", "lua"],
+        });
+        assert_eq!(
+            to_json(&started.into_args().unwrap()[1]),
+            serde_json::json!({"version": "1", "seam": SEAM_VERSION, "port": 9,
+                "lockfile": "/l/9.lock", "pid": 3, "languages": ["rust", "lua"]})
+        );
+    }
+
+    #[test]
+    fn parses_the_events() {
+        let accepted = EditorEvent::parse(
+            "diff_decided",
+            &[Value::from(3), Value::from(true), Value::from("text\n")],
+        );
+        assert!(
+            matches!(accepted, Some(EditorEvent::DiffDecided(Decision { id: 3, accepted: Some(t) })) if t == "text\n")
+        );
+        let rejected = EditorEvent::parse("diff_decided", &[Value::from(4), Value::from(false)]);
+        assert!(matches!(
+            rejected,
+            Some(EditorEvent::DiffDecided(Decision {
+                id: 4,
+                accepted: None
+            }))
+        ));
+        assert!(
+            matches!(EditorEvent::parse("cwd", &[Value::from("/w")]), Some(EditorEvent::Cwd(d)) if d == "/w")
+        );
+        let positions = map(vec![
+            ("buf", Value::from(1)),
+            ("path", Value::from("/w/a")),
+            ("mode", Value::from("cursor")),
+            ("start", Value::Array(vec![Value::from(0), Value::from(2)])),
+            ("end", Value::Array(vec![Value::from(0), Value::from(2)])),
+        ]);
+        assert!(matches!(
+            EditorEvent::parse("selection", &[positions]),
+            Some(EditorEvent::Selection(_))
+        ));
+        let files = Value::Array(vec![map(vec![
+            ("buf", Value::from(2)),
+            ("uri", Value::from("file:///w/a.rs")),
+            ("diagnostics", Value::Array(vec![])),
+        ])]);
+        assert!(
+            matches!(EditorEvent::parse("diagnostics", &[files]), Some(EditorEvent::Diagnostics(f)) if f.len() == 1)
+        );
+        assert!(
+            matches!(EditorEvent::parse("diagnostics", &[Value::Map(vec![])]), Some(EditorEvent::Diagnostics(f)) if f.is_empty())
+        );
+        for name in EditorEvent::NAMES {
+            let parsed = EditorEvent::parse(name, &[]);
+            let needs_args = !matches!(*name, "list_models" | "stop" | "diagnostics_pending");
+            assert_eq!(parsed.is_none(), needs_args, "{name}");
+        }
+    }
+
+    #[test]
+    fn malformed_events_are_dropped() {
+        for (name, args) in [
+            ("diff_decided", vec![Value::from("x")]),
+            ("diff_decided", vec![Value::from(1), Value::from(true)]),
+            ("selection", vec![Value::from(1)]),
+            ("diagnostics", vec![Value::from("x")]),
+            ("cwd", vec![]),
+            ("bogus", vec![]),
+        ] {
+            assert!(EditorEvent::parse(name, &args).is_none(), "{name}");
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! State every transport, tool and feature shares: connected clients,
+//! pending diffs, requests sent to agents, the diagnostics mirror and the
+//! handle on Neovim. None of it knows about sockets.
+//!
+//! * [`clients`]  – connected clients and their outboxes.
+//! * [`outgoing`] – requests sent to agents, waiting for answers.
+
+pub mod clients;
+pub mod outgoing;
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::client::{ClientId, ClientKind};
+use crate::diagnostics::Mirror;
+use crate::diff::pending::{DiffOutcome, PendingDiff, PendingDiffs};
+use crate::diff::prepare::{DiffView, Prepared};
+use crate::jsonrpc;
+use crate::nvim::editor::Editor;
+use crate::nvim::seam::{ClientEvent, ClientInfo, LuaCall};
+use crate::outline::worker::Worker;
+use crate::selection::Positions;
+use clients::Clients;
+use outgoing::Outgoing;
+
+pub struct State {
+    pub clients: Clients,
+    pub diffs: PendingDiffs,
+    /// Requests we sent to agents, waiting for answers.
+    pub outgoing: Outgoing,
+    /// What `getDiagnostics` answers from; Neovim's handler feeds it.
+    pub diagnostics: Arc<Mirror>,
+    pub editor: Editor,
+    /// Mirrors of buffers that asked for suggestions, with their syntax trees.
+    pub outline: Worker,
+    /// The secret agents must present in the handshake.
+    pub token: String,
+}
+
+/// Which file an `openDiff` is about, and the tab the agent named.
+pub struct DiffTarget {
+    pub tab_name: String,
+    pub path: String,
+    pub original_path: String,
+}
+
+impl State {
+    /// A transport accepted a client; replies go to `outbox`.
+    pub fn client_connected(&self, kind: ClientKind, outbox: UnboundedSender<String>) -> ClientId {
+        let client = self.clients.register(kind, outbox);
+        self.editor.push(LuaCall::Client(
+            ClientEvent::Connected,
+            client_info(client, kind, None),
+        ));
+        client
+    }
+
+    /// The client said who it is in `initialize`.
+    pub fn client_named(&self, client: ClientId, name: String) {
+        let Some(kind) = self.clients.kind(client) else {
+            return;
+        };
+        self.clients.set_name(client, name.clone());
+        self.editor.push(LuaCall::Client(
+            ClientEvent::Initialized,
+            client_info(client, kind, Some(name)),
+        ));
+    }
+
+    /// A client left: its requests end, its diffs close, Lua hears about it.
+    pub fn client_gone(&self, client: ClientId) {
+        self.outgoing.forget_client(client);
+        for diff in self.diffs.take_client(client) {
+            self.finish_diff(diff, DiffOutcome::rejected("the agent disconnected"));
+        }
+        if let Some(entry) = self.clients.unregister(client) {
+            self.editor.push(LuaCall::Client(
+                ClientEvent::Disconnected,
+                client_info(client, entry.kind, entry.name),
+            ));
+        }
+    }
+
+    /// Answers a pending diff and closes its windows.
+    pub fn finish_diff(&self, diff: PendingDiff, outcome: DiffOutcome) {
+        self.editor.push(LuaCall::CloseDiff(diff.id));
+        diff.answer(outcome);
+    }
+
+    /// Shows a diff and waits until the person, the agent or shutdown ends it.
+    pub async fn show_diff(
+        &self,
+        client: ClientId,
+        target: DiffTarget,
+        sides: Prepared,
+    ) -> DiffOutcome {
+        let begun = self.diffs.begin(client, &target.tab_name);
+        if let Some(old) = begun.replaced {
+            self.finish_diff(
+                old,
+                DiffOutcome::rejected("replaced by a newer openDiff with the same tab_name"),
+            );
+        }
+        let view = DiffView {
+            id: begun.id,
+            tab_name: target.tab_name,
+            path: target.path,
+            original_path: target.original_path,
+            client: self.clients.kind(client).unwrap_or(ClientKind::Pi).as_str(),
+            sides,
+        };
+        if let Err(error) = self.editor.call(LuaCall::OpenDiff(Box::new(view))).await
+            && let Some(diff) = self.diffs.take(begun.id)
+        {
+            diff.answer(DiffOutcome::rejected(format!(
+                "Neovim could not show the diff: {error}"
+            )));
+        }
+        begun
+            .answer
+            .await
+            .unwrap_or_else(|_| DiffOutcome::rejected("the diff was dropped"))
+    }
+
+    /// Sends the current editor context to one client (right after `initialize`).
+    pub async fn push_selection(&self, client: ClientId) {
+        match self.editor.current_positions().await {
+            Ok(Some(positions)) => {
+                if let Some(message) = self.selection_message(&positions).await {
+                    self.clients.send(client, message);
+                }
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!("cannot read the current position: {error}"),
+        }
+    }
+
+    /// `selection_changed` for `positions`, with the selected text read from Neovim.
+    pub async fn selection_message(&self, positions: &Positions) -> Option<String> {
+        let (first, last) = positions.rows();
+        match self.editor.lines(positions.buf, first, last).await {
+            Ok(lines) => Some(jsonrpc::notification(
+                "selection_changed",
+                positions.to_params(&lines),
+            )),
+            Err(error) => {
+                tracing::warn!("cannot read selected lines: {error}");
+                None
+            }
+        }
+    }
+}
+
+fn client_info(id: ClientId, kind: ClientKind, name: Option<String>) -> ClientInfo {
+    ClientInfo {
+        id: id.0,
+        kind: kind.as_str(),
+        name,
+    }
+}

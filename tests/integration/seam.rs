@@ -1,0 +1,81 @@
+//! Both halves of the Lua ⇄ host seam list the same calls and events, agree
+//! on the version, and every call the host makes reaches a Lua function.
+
+use serde_json::{Value, json};
+
+use crate::common::Session;
+use pi_ide::nvim::seam::{EditorEvent, LuaCall, SEAM_VERSION};
+
+fn sorted(list: &Value) -> Vec<String> {
+    let mut names: Vec<String> = list
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list: {list}"))
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn sorted_names(names: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn both_halves_list_the_same_calls_events_and_version() {
+    let session = Session::spawn().await;
+    let lua = session
+        .lua(
+            "local seam = require('pi-ide.seam')
+             return { version = seam.VERSION, calls = vim.tbl_keys(seam.calls), events = seam.EVENTS }",
+        )
+        .await;
+    assert_eq!(lua["version"], SEAM_VERSION, "seam versions differ");
+    assert_eq!(sorted(&lua["calls"]), sorted_names(LuaCall::NAMES));
+    assert_eq!(sorted(&lua["events"]), sorted_names(EditorEvent::NAMES));
+}
+
+/// Calls every seam function the way the host does, with valid payloads:
+/// each must reach an existing Lua function and return without an error.
+#[tokio::test]
+async fn every_call_the_host_makes_reaches_a_lua_function() {
+    let session = Session::spawn().await;
+    let path = session.write_file("seam.txt", "one\n");
+    let path = path.to_str().unwrap();
+    let lines = json!({"lines": ["one"], "eol": true, "crlf": false});
+    let calls = [
+        json!(["started", {"version": "0", "seam": SEAM_VERSION, "port": 1, "lockfile": "/nowhere/1.lock", "pid": 1, "languages": ["rust"]}]),
+        json!(["client", "connected", {"id": 1, "kind": "pi", "name": null}]),
+        json!(["client", "initialized", {"id": 1, "kind": "pi", "name": "pi"}]),
+        json!(["open_diff", {"id": 1, "tab_name": "t", "path": path, "original_path": path, "client": "pi",
+            "original_exists": true, "original": lines, "proposed": lines, "hunks": null}]),
+        json!(["close_diff", 1]),
+        json!(["positions"]),
+        json!(["suggestions", 1, ["x"], null]),
+        json!(["models", {"models": [], "current": null}, null]),
+        json!(["client", "disconnected", {"id": 1, "kind": "pi", "name": "pi"}]),
+    ];
+    let mut called = vec![];
+    for call in calls {
+        let args = call.as_array().unwrap().clone();
+        let name = args[0].as_str().unwrap().to_owned();
+        let outcome = session
+            .lua_with(
+                "local ok, err = pcall(require('pi-ide.seam').call, ...)
+                 return { ok = ok, err = not ok and tostring(err) or nil }",
+                args,
+            )
+            .await;
+        assert_eq!(outcome["ok"], true, "{name}: {}", outcome["err"]);
+        called.push(name);
+    }
+    called.sort();
+    called.dedup();
+    assert_eq!(called, sorted_names(LuaCall::NAMES), "every call was tried");
+    let unknown = session
+        .lua("return (pcall(require('pi-ide.seam').call, 'no_such_call'))")
+        .await;
+    assert_eq!(unknown, false, "an unknown call is an error");
+}

@@ -1,0 +1,197 @@
+-- What the diagnostics feeder sends the host: one `diagnostics_pending` per
+-- burst of changes, then one `diagnostics` with every changed buffer.
+local t = dofile(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)) .. "/harness.lua")
+local describe, it, expect = t.describe, t.it, t.expect
+
+vim.cmd("runtime plugin/pi-ide.lua")
+require("pi-ide").setup({ auto_start = false })
+
+-- A pretend host: a channel id while `running`, and every notification kept
+-- in `sent`. `asked` counts notifications tried, sent or not.
+local host = require("pi-ide.host")
+local running, asked = true, 0
+host.channel = function()
+  asked = asked + 1
+  return running and 1 or nil
+end
+local sent = {}
+vim.rpcnotify = function(_, event, ...)
+  sent[#sent + 1] = { event = event, args = { ... } }
+end
+
+local function count(event)
+  local n = 0
+  for _, message in ipairs(sent) do
+    n = n + (message.event == event and 1 or 0)
+  end
+  return n
+end
+
+-- The files of the next `diagnostics` notification.
+local function next_files()
+  local arrived = vim.wait(2000, function()
+    return count("diagnostics") > 0
+  end, 5)
+  expect(arrived):equals(true)
+  for _, message in ipairs(sent) do
+    if message.event == "diagnostics" then
+      return message.args[1]
+    end
+  end
+end
+
+-- Waits until the last announced update has gone out, then forgets them all.
+local function settle()
+  local settled = vim.wait(2000, function()
+    local flushed = true
+    for _, message in ipairs(sent) do
+      flushed = message.event == "diagnostics" or (flushed and message.event ~= "diagnostics_pending")
+    end
+    return flushed
+  end, 5)
+  expect(settled):equals(true)
+  sent = {}
+end
+
+local ns = vim.api.nvim_create_namespace("diagnostics_spec")
+local dir = vim.fn.tempname()
+vim.fn.mkdir(dir, "p")
+
+local function file_buffer(name)
+  vim.cmd.edit(dir .. "/" .. name)
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "local x = 1", "print(y)" })
+  return buf
+end
+
+local function one_error(buf, message)
+  vim.diagnostic.set(ns, buf, { { lnum = 0, col = 0, message = message, severity = vim.diagnostic.severity.ERROR } })
+end
+
+describe("diagnostics", function()
+  it("sends one pending and, after the pause, one update for a storm of changes", function()
+    local buf = file_buffer("a.lua")
+    settle()
+    for i = 1, 50 do
+      vim.diagnostic.set(ns, buf, {
+        { lnum = 1, col = 6, end_col = 7, message = "undefined y " .. i, source = "lsp", severity = 2 },
+        { lnum = 0, col = 6, message = "unused x", severity = 4 },
+      })
+    end
+    expect(count("diagnostics_pending")):equals(1)
+    expect(count("diagnostics")):equals(0)
+    local files = next_files()
+    expect(count("diagnostics_pending")):equals(1)
+    expect(count("diagnostics")):equals(1)
+    expect(files):equals({
+      {
+        buf = buf,
+        uri = vim.uri_from_fname(dir .. "/a.lua"),
+        diagnostics = {
+          {
+            severity = 2,
+            message = "undefined y 50",
+            source = "lsp",
+            range = { start = { line = 1, character = 6 }, ["end"] = { line = 1, character = 7 } },
+          },
+          {
+            severity = 4,
+            message = "unused x",
+            range = { start = { line = 0, character = 6 }, ["end"] = { line = 0, character = 6 } },
+          },
+        },
+      },
+    })
+  end)
+
+  it("sends an empty list for a buffer whose diagnostics went away", function()
+    local buf = vim.fn.bufnr(dir .. "/a.lua")
+    settle()
+    vim.diagnostic.reset(ns, buf)
+    expect(next_files()):equals({ { buf = buf, uri = vim.uri_from_fname(dir .. "/a.lua"), diagnostics = {} } })
+  end)
+
+  it("sends uri = vim.NIL for a buffer without a file", function()
+    local scratch = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_lines(scratch, 0, -1, false, { "text" })
+    settle()
+    one_error(scratch, "in scratch")
+    local files = next_files()
+    expect(#files):equals(1)
+    expect(files[1].buf):equals(scratch)
+    expect(files[1].uri):equals(vim.NIL)
+    expect(#files[1].diagnostics):equals(1)
+  end)
+
+  it("sends a renamed buffer under its new uri", function()
+    local buf = file_buffer("old.lua")
+    one_error(buf, "e")
+    settle()
+    vim.cmd("file " .. vim.fn.fnameescape(dir .. "/new.lua"))
+    local files = next_files()
+    expect(#files):equals(1)
+    expect(files[1].uri):equals(vim.uri_from_fname(dir .. "/new.lua"))
+    expect(#files[1].diagnostics):equals(1)
+  end)
+
+  it("sends a wiped buffer with uri = vim.NIL and no diagnostics", function()
+    local buf = file_buffer("gone.lua")
+    one_error(buf, "e")
+    settle()
+    vim.cmd("bwipeout! " .. buf)
+    expect(next_files()):equals({ { buf = buf, uri = vim.NIL, diagnostics = {} } })
+  end)
+
+  it("sends nothing for a renamed or wiped buffer without diagnostics", function()
+    local buf = file_buffer("clean.lua")
+    settle()
+    vim.cmd("file " .. vim.fn.fnameescape(dir .. "/still_clean.lua"))
+    vim.cmd("bwipeout! " .. buf)
+    expect(sent):equals({})
+  end)
+
+  it("forgets changes while the host is down", function()
+    local first, second = file_buffer("down.lua"), file_buffer("up.lua")
+    settle()
+    running = false
+    local before = asked
+    one_error(first, "while down")
+    expect(asked - before):equals(1)
+    local flushed = vim.wait(2000, function()
+      return asked - before == 2
+    end, 5)
+    expect(flushed):equals(true)
+    expect(sent):equals({})
+    running = true
+    one_error(second, "while up")
+    local files = next_files()
+    expect(#files):equals(1)
+    expect(files[1].buf):equals(second)
+  end)
+
+  it("sends every buffer with diagnostics when the host starts, and an empty snapshot without any", function()
+    local a, b = file_buffer("all_a.lua"), file_buffer("all_b.lua")
+    one_error(a, "a")
+    one_error(b, "b")
+    settle()
+    require("pi-ide.seam").call("started", { seam = 2, port = 1, lockfile = "/nonexistent", pid = 1, version = "0" })
+    expect(count("diagnostics")):equals(1)
+    local have, got = {}, {}
+    for _, d in ipairs(vim.diagnostic.get()) do
+      have[d.bufnr] = true
+    end
+    for _, file in ipairs(sent[1].args[1]) do
+      got[file.buf] = #file.diagnostics > 0
+    end
+    expect(got[a] and got[b]):equals(true)
+    expect(got):equals(have)
+
+    vim.diagnostic.reset()
+    settle()
+    require("pi-ide.seam").call("started", { seam = 2, port = 1, lockfile = "/nonexistent", pid = 1, version = "0" })
+    -- The host waits for its first snapshot, so even none is sent.
+    expect(sent):equals({ { event = "diagnostics", args = { {} } } })
+  end)
+end)
+
+t.finish()
