@@ -49,6 +49,8 @@ pub mod mcp;
 mod mutex;
 pub mod nvim;
 mod outline;
+#[cfg(test)]
+mod scratch;
 mod selection;
 mod state;
 mod suggest;

@@ -158,15 +158,7 @@ pub fn process_alive(pid: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn scratch_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "pi-ide-lock-{name}-{}",
-            uuid::Uuid::new_v4().simple()
-        ));
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use crate::scratch::Scratch;
 
     fn info(pid: u32) -> LockInfo {
         LockInfo {
@@ -180,7 +172,8 @@ mod tests {
 
     #[test]
     fn writes_private_file_named_by_port() {
-        let dir = scratch_dir("write").join("nested");
+        let scratch = Scratch::new("write");
+        let dir = scratch.join("nested");
         let lock = Lockfile::create(&dir, 4242, info(std::process::id())).unwrap();
         assert_eq!(lock.path(), dir.join("4242.lock"));
         assert_eq!(
@@ -207,7 +200,7 @@ mod tests {
 
     #[test]
     fn updates_workspace_folders_in_place() {
-        let dir = scratch_dir("update");
+        let dir = Scratch::new("update");
         let mut lock = Lockfile::create(&dir, 1, info(std::process::id())).unwrap();
         lock.set_workspace_folders(vec!["/elsewhere".into()])
             .unwrap();
@@ -217,7 +210,7 @@ mod tests {
 
     #[test]
     fn removes_only_dead_lockfiles_of_our_schema() {
-        let dir = scratch_dir("stale");
+        let dir = Scratch::new("stale");
         let dead_pid = 999_999_999;
         let write = |name: &str, body: &str| fs::write(dir.join(name), body).unwrap();
         write("1.lock", &serde_json::to_string(&info(dead_pid)).unwrap());

@@ -94,6 +94,7 @@ fn text_of(bytes: Vec<u8>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::Scratch;
 
     /// Prepares a diff of `path` against itself, as pi sends them.
     async fn refusal(path: &str, contents: &str) -> String {
@@ -102,9 +103,7 @@ mod tests {
 
     #[tokio::test]
     async fn prepare_refuses_what_it_cannot_show() {
-        let dir =
-            std::env::temp_dir().join(format!("pi-ide-prepare-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = Scratch::new("prepare");
         std::fs::write(dir.join("bin"), b"a\0b").unwrap();
         let at = |name: &str| dir.join(name).to_str().unwrap().to_owned();
         assert!(refusal("relative.txt", "x").await.contains("not absolute"));
@@ -116,15 +115,12 @@ mod tests {
         assert!(!spec.original_exists);
         assert_eq!(spec.proposed.lines, vec!["hi".to_string()]);
         assert!(spec.hunks.is_none(), "small files use Neovim's diff mode");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[tokio::test]
     async fn large_files_come_with_hunks() {
         let old: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
-        let dir =
-            std::env::temp_dir().join(format!("pi-ide-large-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = Scratch::new("large");
         let path = dir.join("big.txt");
         std::fs::write(&path, &old).unwrap();
         let new = old.replacen("line 20000\n", "changed\n", 1);
@@ -133,6 +129,5 @@ mod tests {
         let hunks = spec.hunks.expect("above HOST_DIFF_BYTES the host diffs");
         assert_eq!(hunks.len(), 1);
         assert_eq!((hunks[0].old_start, hunks[0].new_start), (20_000, 20_000));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

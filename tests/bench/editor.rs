@@ -68,7 +68,8 @@ fn startup_overhead() -> f64 {
     let run = |with_plugin: bool| {
         let mut command = std::process::Command::new(crate::common::nvim_binary());
         command.args(["--headless", "-u", "NONE", "-i", "NONE", "-n"]);
-        command.env("PI_IDE_LOCK_DIR", crate::common::scratch_dir("startup"));
+        let lock_dir = crate::common::scratch_dir("startup");
+        command.env("PI_IDE_LOCK_DIR", &*lock_dir);
         if with_plugin {
             command.args([
                 "--cmd",

@@ -4,10 +4,8 @@
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
 //! (or `suggest`) to run one group.
 
-#[path = "../integration/common.rs"]
-mod common;
-#[path = "../integration/load_driver.rs"]
-mod load_driver;
+use pi_ide_test_support as common;
+use pi_ide_test_support::load_driver;
 
 mod editor;
 mod stamped;

@@ -46,7 +46,8 @@ async fn lockfile_has_the_contract_fields_and_private_permissions() {
 async fn workspace_folder_follows_cd() {
     let session = Session::start().await;
     session.lockfile().await;
-    let elsewhere = crate::common::scratch_dir("cd").canonicalize().unwrap();
+    let scratch = crate::common::scratch_dir("cd");
+    let elsewhere = scratch.canonicalize().unwrap();
     session
         .exec(&format!("vim.cmd.cd('{}')", elsewhere.display()))
         .await;

@@ -1,7 +1,8 @@
 //! Integration tests: a real headless Neovim starts the real host through the
 //! real Lua glue, and a real WebSocket client plays the agent.
 
-mod common;
+use pi_ide_test_support as common;
+use pi_ide_test_support::load_driver;
 
 mod adversarial;
 
@@ -11,7 +12,6 @@ mod faults;
 mod handshake;
 mod lifecycle;
 mod load;
-mod load_driver;
 mod lua;
 mod mcp;
 mod properties;

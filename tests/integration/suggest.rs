@@ -195,6 +195,17 @@ async fn tab_without_a_suggestion_is_a_plain_tab() {
 #[tokio::test]
 async fn a_keystroke_cancels_the_request_and_its_late_answer_is_dropped() {
     let (session, mut agent) = editing().await;
+    // Records every suggestion list the host hands to Lua.
+    session
+        .exec(
+            "local seam = require('pi-ide.seam'); local deliver = seam.calls.suggestions
+             _G.delivered = {}
+             seam.calls.suggestions = function(token, list, err)
+               table.insert(_G.delivered, list == vim.NIL and 'error' or list[1])
+               return deliver(token, list, err)
+             end",
+        )
+        .await;
     session.input("x").await;
     let first = agent.editor_request("getSuggestions").await;
     session.input("y").await;
@@ -218,6 +229,11 @@ async fn a_keystroke_cancels_the_request_and_its_late_answer_is_dropped() {
         .reply(&second["id"], json!({"suggestions": ["fresh"]}))
         .await;
     wait_shown(&session, "fresh").await;
+    assert_eq!(
+        session.lua("return _G.delivered").await,
+        json!(["fresh"]),
+        "the host drops the late answer: Lua never receives it"
+    );
     let told = session.notifications().await;
     assert!(told.is_empty(), "cancellations are silent: {told:?}");
 }

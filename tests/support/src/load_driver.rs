@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::common::{Agent, Session, eventually};
+use crate::{Agent, Session, eventually};
 
 /// Requests each agent keeps in flight.
 const WINDOW: usize = 100;

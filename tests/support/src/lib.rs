@@ -1,7 +1,8 @@
-//! Test harness: `Session` is a headless Neovim with the plugin set up, `Agent`
-//! a WebSocket client that speaks like pi (or Claude Code).
+//! Test harness shared by the integration tests and the benchmark: `Session`
+//! is a headless Neovim with the plugin set up, `Agent` a WebSocket client
+//! that speaks like pi (or Claude Code).
 
-#![allow(dead_code)]
+pub mod load_driver;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -36,17 +37,60 @@ pub fn nvim_binary() -> &'static str {
     })
 }
 
-pub fn repo_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+/// The host binary Cargo built next to the running test or benchmark
+/// (`target/<profile>/deps/<test>` → `target/<profile>/pi-ide`).
+pub fn host_binary() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test's own path");
+        let bin = exe
+            .parent()
+            .and_then(Path::parent)
+            .map(|profile| profile.join("pi-ide"))
+            .expect("a test binary under target/<profile>/deps");
+        assert!(bin.exists(), "no host binary at {}", bin.display());
+        bin
+    })
 }
 
-pub fn scratch_dir(name: &str) -> PathBuf {
+pub fn repo_root() -> &'static Path {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .canonicalize()
+            .expect("the repository root")
+    })
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "pi-ide-test-{name}-{}",
         uuid::Uuid::new_v4().simple()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// A directory of its own for one test, removed when dropped.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn scratch_dir(name: &str) -> Scratch {
+    Scratch(fresh_dir(name))
 }
 
 /// Polls `check` until it returns `Some` or the deadline passes.
@@ -79,6 +123,16 @@ pub struct Session {
     pub state_dir: PathBuf,
 }
 
+impl Drop for Session {
+    /// Neovim goes first, so nothing writes into the directories removed next.
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+        for dir in [&self.lock_dir, &self.work_dir, &self.state_dir] {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
 impl Session {
     /// Neovim with `setup({ bin = <test binary> })`, host started.
     pub async fn start() -> Session {
@@ -91,7 +145,7 @@ impl Session {
         session
             .exec(&format!(
                 "local opts = {opts}; opts.bin = opts.bin or '{}'; require('pi-ide').setup(opts)",
-                env!("CARGO_BIN_EXE_pi-ide")
+                host_binary().display()
             ))
             .await;
         session
@@ -99,9 +153,9 @@ impl Session {
 
     /// Neovim with the plugin on the runtimepath but not set up.
     pub async fn spawn() -> Session {
-        let lock_dir = scratch_dir("locks");
-        let work_dir = scratch_dir("work");
-        let state_dir = scratch_dir("state");
+        let lock_dir = fresh_dir("locks");
+        let work_dir = fresh_dir("work");
+        let state_dir = fresh_dir("state");
         let mut command = Command::new(nvim_binary());
         command
             .args(["--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n"])
