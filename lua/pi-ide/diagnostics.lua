@@ -1,8 +1,8 @@
 -- Keeps the host's copy of vim.diagnostic current, so it answers
--- getDiagnostics without asking Neovim. A change only marks its buffer; the
--- first mark tells the host an update is coming and starts one timer, and
--- when it fires every marked buffer goes over in one notification. Later
--- changes do not push the timer back, so a storm cannot starve the host.
+-- getDiagnostics without asking Neovim. The first change goes over at once;
+-- changes in the next FLUSH_MS only mark their buffers, the first of them
+-- tells the host an update is coming, and one timer sends them together. A
+-- storm of changes is sent every FLUSH_MS and cannot starve the host.
 local seam = require("pi-ide.seam")
 
 local M = {}
@@ -13,7 +13,8 @@ local FLUSH_MS = 30
 
 local timer = nil
 local dirty = {} -- buf -> true, changed since the last flush
-local armed = false -- the timer runs for the current dirty set
+local armed = false -- a flush went out less than FLUSH_MS ago
+local announced = false -- the host was told that dirty buffers are coming
 local held = {} -- buf -> true, last sent with diagnostics: the host holds some
 
 local function range(d)
@@ -49,10 +50,7 @@ end
 
 -- `always`: send even when nothing changed, so the host knows it is current.
 local function flush(always)
-  armed = false
-  if timer then
-    timer:stop()
-  end
+  announced = false
   if next(dirty) == nil and not always then
     return
   end
@@ -68,19 +66,27 @@ local function flush(always)
   seam.notify("diagnostics", files)
 end
 
-local flush_on_main_loop = vim.schedule_wrap(function()
+local on_timer
+on_timer = vim.schedule_wrap(function()
+  if next(dirty) == nil then
+    armed = false
+    return
+  end
   flush(false)
+  timer:start(FLUSH_MS, 0, on_timer)
 end)
 
 local function mark(buf)
   dirty[buf] = true
-  if armed then
-    return
+  if not armed then
+    armed = true
+    flush(false)
+    timer = timer or uv.new_timer()
+    timer:start(FLUSH_MS, 0, on_timer)
+  elseif not announced then
+    announced = true
+    seam.notify("diagnostics_pending")
   end
-  armed = true
-  seam.notify("diagnostics_pending")
-  timer = timer or uv.new_timer()
-  timer:start(FLUSH_MS, 0, flush_on_main_loop)
 end
 
 --- DiagnosticChanged: marks `args.buf`.

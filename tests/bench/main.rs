@@ -2,11 +2,12 @@
 //! per figure, `name: value unit`, each the median of repeated runs.
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
-//! (or `suggest`) to run one group.
+//! (or `suggest`, `diagnostics`) to run one group.
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
 
+mod diagnostics;
 mod editor;
 mod stamped;
 mod suggestions;
@@ -42,5 +43,8 @@ async fn main() {
     }
     if runs("suggest") {
         suggestions::run().await;
+    }
+    if runs("diagnostics") {
+        diagnostics::run().await;
     }
 }

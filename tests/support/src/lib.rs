@@ -153,13 +153,19 @@ impl Session {
 
     /// Neovim with the plugin on the runtimepath but not set up.
     pub async fn spawn() -> Session {
+        Self::spawn_plugin(repo_root()).await
+    }
+
+    /// Neovim with the plugin at `root` (this one or another) on the
+    /// runtimepath, not set up.
+    pub async fn spawn_plugin(root: &Path) -> Session {
         let lock_dir = fresh_dir("locks");
         let work_dir = fresh_dir("work");
         let state_dir = fresh_dir("state");
         let mut command = Command::new(nvim_binary());
         command
             .args(["--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n"])
-            .args(["--cmd", &format!("set rtp^={}", repo_root().display())])
+            .args(["--cmd", &format!("set rtp^={}", root.display())])
             .args(["--cmd", "runtime plugin/pi-ide.lua"])
             .args(["--cmd", "filetype on"])
             .current_dir(&work_dir)
