@@ -31,7 +31,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     let outline = Worker::spawn()?;
     let diagnostics = Arc::new(Mirror::default());
     let handler = NvimHandler::new(events_tx, outline.clone(), diagnostics.clone());
-    let (nvim, io_loop) = nvim_rs::create::tokio::new_parent(handler).await?;
+    let (nvim, io_loop) = crate::nvim::attach_parent(handler)?;
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
     let port = listener.local_addr()?.port();
     let dir = config

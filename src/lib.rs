@@ -34,6 +34,7 @@
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
 //! * [`client`]      – client ids and kinds.
 //! * [`mutex`]       – locking that survives a panicked task.
+//! * [`memory`]      – handing memory back to the OS after large diffs.
 
 mod auth;
 mod client;
@@ -46,6 +47,7 @@ pub mod jsonrpc;
 mod lockfile;
 mod logging;
 pub mod mcp;
+pub mod memory;
 mod mutex;
 pub mod nvim;
 mod outline;

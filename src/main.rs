@@ -19,6 +19,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    pi_ide::memory::one_arena();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -48,7 +48,11 @@ pub fn route(method: &str, params: &Value) -> Route {
 
 /// Handles one request and queues its reply.
 pub async fn request(state: &State, client: ClientId, id: Value, method: &str, params: Value) {
-    let outcome = match route(method, &params) {
+    let route = route(method, &params);
+    // The route holds what it needs: a proposal is not kept twice while the
+    // person looks at it.
+    drop(params);
+    let outcome = match route {
         Route::Initialize { client_name } => {
             if let Some(name) = client_name {
                 state.client_named(client, name);

@@ -9,7 +9,7 @@ local M = {}
 
 local uv = vim.uv
 
-local FLUSH_MS = 30
+local FLUSH_MS = 20
 
 local timer = nil
 local dirty = {} -- buf -> true, changed since the last flush

@@ -20,7 +20,7 @@ use tokio::sync::watch;
 use crate::client::ClientKind;
 
 /// How long an answer waits for announced data before it makes do with
-/// what the mirror holds (Lua flushes within ~30 ms).
+/// what the mirror holds (Lua flushes within ~20 ms).
 const FLUSH_WAIT: Duration = Duration::from_millis(500);
 
 /// One buffer's diagnostics as Lua reports them.
@@ -89,7 +89,12 @@ impl Mirror {
     pub async fn answer(&self, kind: ClientKind, uri: Option<&str>) -> String {
         let mut pending = self.pending.subscribe();
         if *pending.borrow_and_update() {
+            let started = tokio::time::Instant::now();
             let _ = tokio::time::timeout(FLUSH_WAIT, pending.wait_for(|p| !*p)).await;
+            tracing::debug!(
+                "getDiagnostics waited {:?} for announced diagnostics",
+                started.elapsed()
+            );
         }
         self.render(kind, uri)
     }

@@ -67,6 +67,7 @@ pub async fn run(state: &State, client: ClientId, request: Request) -> Value {
         Err(reason) => return reply(&request.tab_name, DiffOutcome::rejected(reason)),
     };
     let prepared = prepare(&old_file_path, &new_file_path, &new_file_contents).await;
+    let large = new_file_contents.len() > crate::memory::LARGE_TEXT_BYTES;
     // Megabytes of text need not wait with the person.
     drop(new_file_contents);
     let outcome = match prepared {
@@ -85,6 +86,9 @@ pub async fn run(state: &State, client: ClientId, request: Request) -> Value {
     } = &outcome
     {
         tracing::info!("openDiff {tab_name} rejected: {reason}");
+    }
+    if large {
+        crate::memory::release_soon();
     }
     reply(&tab_name, outcome)
 }

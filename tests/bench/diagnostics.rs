@@ -1,6 +1,8 @@
 //! `getDiagnostics` latency as agents see it under load: 8 agents each send
 //! 2,000 requests one after another (pi awaits one before every model call)
-//! while the person moves the cursor and the diagnostics keep changing.
+//! while the person moves the cursor and the diagnostics keep changing
+//! (the first change comes right after the initial set: the burst whose
+//! data answers wait for, which is what `_max` shows).
 //!
 //! With `PI_IDE_LUA_REFERENCE=<checkout of ldelossa/pi-ide.nvim>` the same
 //! load also runs against that pure-Lua plugin, for comparison.
@@ -47,7 +49,9 @@ async fn measure(label: &str, session: &Session) {
     let person = async {
         let mut step = 0u64;
         while !done.load(Ordering::SeqCst) {
-            session.input(if step.is_multiple_of(2) { "5j" } else { "5k" }).await;
+            session
+                .input(if step.is_multiple_of(2) { "5j" } else { "5k" })
+                .await;
             if step.is_multiple_of(25) {
                 set_diagnostics(session, step).await;
             }

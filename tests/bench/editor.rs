@@ -189,6 +189,29 @@ async fn cursor_and_selection() {
     session.input("<Esc>").await;
 }
 
+/// A file of about `bytes` and an agent's proposal for it: a change every
+/// 500 lines (sparse), or changes, deletions and insertions every few lines
+/// (dense).
+fn proposal_of(bytes: usize, dense: bool) -> (String, String) {
+    // Numbered lines, so a diff finds exactly the edits made below.
+    let original: String = (0..bytes / 64)
+        .map(|i| format!("let value_{i:07} = compute(previous, next); // ordinary code\n"))
+        .collect();
+    let proposal: String = original
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| !dense || i % 13 != 5)
+        .map(
+            |(i, l)| match (dense, i % 500 == 250, i % 7 == 3, i % 11 == 0) {
+                (false, true, _, _) | (true, _, true, _) => format!("{l} // changed\n"),
+                (true, _, _, true) => format!("{l}\n// inserted\n"),
+                _ => format!("{l}\n"),
+            },
+        )
+        .collect();
+    (original, proposal)
+}
+
 async fn open_diff() {
     let sizes = [("64KB", 64 << 10), ("1MB", 1 << 20), ("4MB", 4 << 20)];
     for ((size, bytes), dense) in sizes
@@ -197,22 +220,7 @@ async fn open_diff() {
     {
         let label = format!("{size}_{}", if dense { "dense" } else { "sparse" });
         let (session, agent) = connected("{}").await;
-        // Numbered lines, so a diff finds exactly the edits made below.
-        let original: String = (0..bytes / 64)
-            .map(|i| format!("let value_{i:07} = compute(previous, next); // ordinary code\n"))
-            .collect();
-        let proposal: String = original
-            .lines()
-            .enumerate()
-            .filter(|(i, _)| !dense || i % 13 != 5)
-            .map(
-                |(i, l)| match (dense, i % 500 == 250, i % 7 == 3, i % 11 == 0) {
-                    (false, true, _, _) | (true, _, true, _) => format!("{l} // changed\n"),
-                    (true, _, _, true) => format!("{l}\n// inserted\n"),
-                    _ => format!("{l}\n"),
-                },
-            )
-            .collect();
+        let (original, proposal) = proposal_of(bytes, dense);
         let path = session.write_file(&format!("diff_{label}.rs"), &original);
         session.exec(STALL_PROBE).await;
         session
@@ -280,4 +288,58 @@ async fn memory_under_load() {
         "req/s",
     );
     report("load_longest_main_loop_stall", stall, "ms");
+}
+
+/// Host RSS while 3×1 MB and 3×4 MB `openDiff`s are opened and rejected one
+/// after another, then every 100 ms for 5 s after the last one closed.
+pub async fn memory_after_large_diffs() {
+    let session = Session::start().await;
+    let mut agent = session.connect().await;
+    session.wait_clients(1).await;
+    let host = crate::load_driver::host_pid(&session).await;
+    let mib = || crate::load_driver::rss_kib(host) as f64 / 1024.0;
+    let idle = mib();
+    let mut peak = idle;
+    for (run, bytes) in [1 << 20, 1 << 20, 1 << 20, 4 << 20, 4 << 20, 4 << 20]
+        .into_iter()
+        .enumerate()
+    {
+        let (original, proposal) = proposal_of(bytes, run % 2 == 1);
+        let path = session.write_file(&format!("mem_{run}.rs"), &original);
+        let id = agent
+            .open_diff(&path, &proposal, &format!("mem-{run}"))
+            .await;
+        session.wait_diffs(1).await;
+        peak = peak.max(mib());
+        session.exec("require('pi-ide.diff').reject()").await;
+        let reply = agent.response(&id).await;
+        assert_eq!(crate::common::texts(&reply)[0], "DIFF_REJECTED");
+        session.wait_diffs(0).await;
+        peak = peak.max(mib());
+    }
+    let closed = mib();
+    let mut samples = Vec::new();
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        samples.push(mib());
+    }
+    let settled_at = samples
+        .iter()
+        .position(|&rss| rss <= idle + 5.0)
+        .map_or(f64::NAN, |at| (at + 1) as f64 * 100.0);
+    let tools = agent.request("tools/list", json!({})).await;
+    assert!(
+        tools["result"]["tools"].is_array(),
+        "the connection still answers"
+    );
+    report("large_diffs_host_rss_idle", idle, "MiB");
+    report("large_diffs_host_rss_peak", peak, "MiB");
+    report("large_diffs_host_rss_at_close", closed, "MiB");
+    report("large_diffs_host_rss_after_1s", samples[9], "MiB");
+    report("large_diffs_host_rss_after_5s", samples[49], "MiB");
+    report(
+        "large_diffs_host_rss_within_5mib_of_idle_after",
+        settled_at,
+        "ms",
+    );
 }
