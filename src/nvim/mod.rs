@@ -7,8 +7,8 @@
 //! * [`convert`] – msgpack ⇄ JSON values.
 
 pub mod convert;
-pub mod editor;
-pub mod handler;
+pub(crate) mod editor;
+pub(crate) mod handler;
 pub mod seam;
 
 use std::io;
@@ -27,10 +27,10 @@ use handler::NvimHandler;
 const STDOUT_BUFFER: usize = 64 * 1024;
 
 /// The RPC I/O loop; it ends when Neovim closes the channel.
-pub type IoLoop = JoinHandle<Result<(), Box<LoopError>>>;
+pub(crate) type IoLoop = JoinHandle<Result<(), Box<LoopError>>>;
 
 /// Attaches to the Neovim that started us over stdin/stdout.
-pub fn attach_parent(handler: NvimHandler) -> io::Result<(Nvim, IoLoop)> {
+pub(crate) fn attach_parent(handler: NvimHandler) -> io::Result<(Nvim, IoLoop)> {
     let stdout = std::fs::File::from(io::stdout().as_fd().try_clone_to_owned()?);
     let mut stdout = tokio::fs::File::from_std(stdout);
     stdout.set_max_buf_size(STDOUT_BUFFER);

@@ -1,0 +1,103 @@
+//! The host's modules depend one way: wiring → transports → protocol and
+//! features → state → Neovim seam → pure helpers. Read from the sources, so
+//! an import against the grain fails here rather than in review.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::common::repo_root;
+
+/// Top-level modules of `src/`, by layer, highest first.
+const LAYERS: &[&[&str]] = &[
+    &["main", "host", "config", "logging"],
+    &["ws", "lockfile", "auth"],
+    &["mcp", "tools", "events", "suggest"],
+    &["state"],
+    &["nvim"],
+    &[
+        "diagnostics",
+        "diff",
+        "outline",
+        "selection",
+        "jsonrpc",
+        "client",
+        "mutex",
+        "memory",
+        "scratch",
+        "lib",
+    ],
+];
+
+fn layer_of(module: &str) -> usize {
+    LAYERS
+        .iter()
+        .position(|layer| layer.contains(&module))
+        .unwrap_or_else(|| panic!("src/{module} is in no layer: add it to LAYERS"))
+}
+
+/// `module → modules it names as crate::…`, outside tests and comments.
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    let mut found = BTreeMap::new();
+    let src = repo_root().join("src");
+    visit(&src, &src, &mut found);
+    found
+}
+
+fn visit(src: &Path, dir: &Path, found: &mut BTreeMap<String, BTreeSet<String>>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            visit(src, &path, found);
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let relative = path.strip_prefix(src).unwrap();
+        let top = relative.components().next().unwrap().as_os_str();
+        let module = top.to_str().unwrap().trim_end_matches(".rs").to_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let names: &mut BTreeSet<String> = found.entry(module.clone()).or_default();
+        for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for (at, _) in line.match_indices("crate::") {
+                let name: String = line[at + 7..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if name != module && !name.is_empty() {
+                    names.insert(name);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn modules_depend_only_on_their_layer_or_below() {
+    let imports = imports();
+    assert!(imports.len() > 10, "read too few modules: {imports:?}");
+    let mut against = vec![];
+    for (module, names) in &imports {
+        for name in names {
+            if layer_of(name) < layer_of(module) {
+                against.push(format!("{module} → {name}"));
+            }
+        }
+    }
+    assert!(
+        against.is_empty(),
+        "imports against the layers: {against:?}"
+    );
+}
+
+#[test]
+fn no_two_modules_import_each_other() {
+    let imports = imports();
+    for (module, names) in &imports {
+        for name in names {
+            let back = imports.get(name).is_some_and(|n| n.contains(module));
+            assert!(!back, "{module} and {name} import each other");
+        }
+    }
+}
