@@ -116,8 +116,12 @@ async fn trigger_to_wire(label: &str, text: &str) {
         (vec![], vec![], vec![], vec![], 0);
     for _ in 0..RUNS {
         session
-            .exec(&format!("vim.cmd('silent! %bwipeout!'); vim.cmd.edit('{}'); vim.api.nvim_win_set_cursor(0, {{{row}, 4}})", path.display()))
+            .exec(&format!(
+                "vim.cmd('silent! %bwipeout!'); vim.cmd.edit('{}')",
+                path.display()
+            ))
             .await;
+        session.place_cursor(row as u64, 4).await;
         for (wire, ui) in [(&mut cold, &mut ui_cold), (&mut warm, &mut ui_warm)] {
             let started = session.lua(trigger).await;
             let frame = agent.request("getSuggestions").await;
@@ -125,9 +129,10 @@ async fn trigger_to_wire(label: &str, text: &str) {
             ui.push(started[1].as_f64().unwrap() / 1e3);
             bytes = frame.bytes;
             agent.reply(&frame.message["id"], json!({"suggestions": []}));
+            // After the cursor, so it stays where the next trigger expects it.
             let _: Value = session
                 .lua(&format!(
-                    "vim.api.nvim_buf_set_text(0, {}, 4, {}, 4, {{ 'x' }})",
+                    "vim.api.nvim_buf_set_text(0, {}, 5, {}, 5, {{ 'x' }})",
                     row - 1,
                     row - 1
                 ))

@@ -19,13 +19,6 @@ async fn editing_file(name: &str, contents: &str, opts: &str) -> (Session, Agent
     (session, agent)
 }
 
-/// `:PiIde suggest` once Neovim has seen the cursor move (a `CursorMoved`
-/// after the trigger would rightly cancel the request before it is sent).
-async fn trigger_where_the_cursor_rests(session: &Session) {
-    session.exec("vim.cmd.doautocmd('CursorMoved')").await;
-    session.exec("require('pi-ide.suggest').trigger()").await;
-}
-
 /// Neovim editing sample.rs in insert mode at line 20, column 8, with a pi agent.
 async fn editing() -> (Session, Agent) {
     let (session, agent) =
@@ -256,8 +249,8 @@ async fn comments_and_other_filetypes_are_detected() {
         "{}",
     )
     .await;
-    session.exec("vim.api.nvim_win_set_cursor(0, {2, 8})").await;
-    trigger_where_the_cursor_rests(&session).await;
+    session.place_cursor(2, 8).await;
+    session.exec("require('pi-ide.suggest').trigger()").await;
     let request = agent.editor_request("getSuggestions").await;
     assert_eq!(request["params"]["language"], "lua");
     assert_eq!(request["params"]["cursorInComment"], true);
@@ -342,8 +335,8 @@ async fn filetypes_without_a_host_grammar_use_neovims_parser() {
         "{}",
     )
     .await;
-    session.exec("vim.api.nvim_win_set_cursor(0, {2, 4})").await;
-    trigger_where_the_cursor_rests(&session).await;
+    session.place_cursor(2, 4).await;
+    session.exec("require('pi-ide.suggest').trigger()").await;
     let request = agent.editor_request("getSuggestions").await;
     assert_eq!(request["params"]["language"], "vim");
     assert_eq!(request["params"]["outline"], "1: function! Greet(name)");

@@ -211,6 +211,23 @@ impl Session {
         self.lua(code).await;
     }
 
+    /// Moves the cursor (1-based row, 0-based byte column) and waits until
+    /// Neovim is idle again (`SafeState` comes after its `CursorMoved`
+    /// check), so the move cannot land after what the test does next: like a
+    /// real move, it would cancel a suggestion request.
+    pub async fn place_cursor(&self, row: u64, col: u64) {
+        self.exec(&format!(
+            "_G.cursor_placed = false
+             vim.api.nvim_create_autocmd('SafeState', {{ once = true, callback = function() _G.cursor_placed = true end }})
+             vim.api.nvim_win_set_cursor(0, {{ {row}, {col} }})"
+        ))
+        .await;
+        eventually("Neovim to settle after placing the cursor", || async {
+            (self.lua("return _G.cursor_placed").await == true).then_some(())
+        })
+        .await;
+    }
+
     /// Sends keys as if typed (`nvim_input`).
     pub async fn input(&self, keys: &str) {
         self.nvim.input(keys).await.unwrap();
