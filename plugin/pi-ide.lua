@@ -13,7 +13,7 @@ vim.api.nvim_create_user_command("PiIde", function(command)
   require("pi-ide.commands").run(command.fargs)
 end, {
   nargs = "*",
-  desc = "pi-ide.nvim: start|stop|restart|status|log|accept|reject|build",
+  desc = "pi-ide.nvim: start|stop|restart|status|log|diff|accept|reject|build|suggest|model",
   complete = function(arglead, cmdline)
     return require("pi-ide.commands").complete(arglead, cmdline)
   end,
@@ -24,6 +24,7 @@ end, {
 local plugs = {
   { "n", "PiIdeDiffAccept", "pi-ide.diff", "accept", "accept the diff in this tab" },
   { "n", "PiIdeDiffReject", "pi-ide.diff", "reject", "reject the diff in this tab" },
+  { "n", "PiIdeDiffShow", "pi-ide.diff", "show", "go to the diff waiting for you" },
   { "i", "PiIdeSuggestionAccept", "pi-ide.suggest", "accept", "accept the suggestion" },
   { "i", "PiIdeSuggestionAcceptWord", "pi-ide.suggest", "accept_word", "accept the suggestion's next word" },
   { "i", "PiIdeSuggestionAcceptLine", "pi-ide.suggest", "accept_line", "accept the suggestion's line" },

@@ -22,7 +22,7 @@ local function describe(status)
     )
   end
   for _, diff in ipairs(status.diffs) do
-    lines[#lines + 1] = ("diff %s: %s"):format(diff.tab_name, diff.path)
+    lines[#lines + 1] = ("diff %s waiting for you: %s (:PiIde diff %s)"):format(diff.tab_name, diff.path, diff.tab_name)
   end
   return table.concat(lines, "\n")
 end
@@ -44,6 +44,9 @@ local subcommands = {
   end,
   log = function()
     vim.cmd("tabedit " .. vim.fn.fnameescape(require("pi-ide.host").log_path()))
+  end,
+  diff = function(args)
+    require("pi-ide.diff").show(args[1])
   end,
   accept = function(args)
     require("pi-ide.diff").accept(args[1])
@@ -107,7 +110,7 @@ function M.complete(arglead, cmdline)
     candidates = M.names()
   elseif words[2] == "suggest" then
     candidates = suggest_actions
-  elseif words[2] == "accept" or words[2] == "reject" then
+  elseif words[2] == "accept" or words[2] == "reject" or words[2] == "diff" then
     for _, diff in ipairs(require("pi-ide.diff").list()) do
       candidates[#candidates + 1] = diff.tab_name
     end

@@ -17,7 +17,11 @@ M.defaults = {
     debounce_ms = 100,
   },
   diff = {
-    -- Buffer-local keys in the proposal window; false disables them all.
+    -- Whether a new diff takes the cursor: "auto" = only when you are in
+    -- Normal mode in a file with no keys pending (never while you type or
+    -- sit in a terminal), "always", or "never" (:PiIde diff jumps to it).
+    focus = "auto",
+    -- Buffer-local keys in the diff's windows; false disables them all.
     keymaps = {
       accept = "<leader>aa",
       reject = "<leader>ad",
@@ -66,6 +70,7 @@ for _, key in ipairs({ "accept", "accept_word", "accept_line", "next", "prev", "
 end
 
 local log_levels = { error = true, warn = true, info = true, debug = true, trace = true }
+local focus_modes = { auto = true, always = true, never = true }
 
 local function accepts(expected, value)
   expected = type(expected) == "table" and expected or { expected }
@@ -123,6 +128,12 @@ function M.apply(opts)
       tostring(values.log_level)
     )
     values.log_level = M.defaults.log_level
+  end
+  if not focus_modes[values.diff.focus] then
+    problems[#problems + 1] = ("option `diff.focus` must be one of auto, always, never (got %q)"):format(
+      tostring(values.diff.focus)
+    )
+    values.diff.focus = M.defaults.diff.focus
   end
   local count = values.suggestion.count
   if count < 1 or count > 3 or count % 1 ~= 0 then

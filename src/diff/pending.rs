@@ -57,7 +57,8 @@ struct Inner {
 pub struct Begun {
     pub id: u64,
     pub answer: oneshot::Receiver<DiffOutcome>,
-    /// A diff of the same client with the same tab name that this one replaces;
+    /// The diff with the same tab name that this one replaces, whichever
+    /// agent opened it (a name identifies one diff, for `:PiIde accept NAME`);
     /// the caller answers it and closes its windows.
     pub replaced: Option<PendingDiff>,
 }
@@ -68,7 +69,7 @@ impl PendingDiffs {
         let replaced_id = inner
             .pending
             .values()
-            .find(|diff| diff.client == client && diff.tab_name == tab_name)
+            .find(|diff| diff.tab_name == tab_name)
             .map(|diff| diff.id);
         let replaced = replaced_id.and_then(|id| inner.pending.remove(&id));
         inner.next_id += 1;
@@ -139,13 +140,11 @@ mod tests {
         let diffs = PendingDiffs::default();
         let (a, b) = (ClientId(1), ClientId(2));
         let first = diffs.begin(a, "t1");
+        assert!(first.replaced.is_none());
         let other = diffs.begin(b, "t1");
-        assert!(
-            first.replaced.is_none() && other.replaced.is_none(),
-            "same tab name, other client: no replacement"
-        );
-        let again = diffs.begin(a, "t1");
-        let replaced = again.replaced.expect("same client and tab name replaces");
+        let replaced = other
+            .replaced
+            .expect("a tab name names one diff, whichever agent opened it");
         assert_eq!(replaced.id, first.id);
         replaced.answer(DiffOutcome::rejected("replaced"));
         let mut first_answer = first.answer;
@@ -153,8 +152,15 @@ mod tests {
             first_answer.try_recv().unwrap(),
             DiffOutcome::rejected("replaced")
         );
+        let again = diffs.begin(a, "t1");
+        assert_eq!(again.replaced.map(|diff| diff.id), Some(other.id));
+        assert!(diffs.begin(b, "t2").replaced.is_none(), "other names stay");
 
         assert!(diffs.take_tab(a, "nope").is_none());
+        assert!(
+            diffs.take_tab(b, "t1").is_none(),
+            "close_tab closes only the agent's own diff"
+        );
         diffs
             .take(again.id)
             .unwrap()

@@ -9,7 +9,7 @@
 //! | `started`     | info                    | server listening, lockfile written         |
 //! | `client`      | event, client           | a client connected / initialized / left    |
 //! | `open_diff`   | view                    | `openDiff`; a Lua error means `DIFF_REJECTED` |
-//! | `close_diff`  | id                      | the agent or shutdown closed diff `id`     |
+//! | `close_diff`  | id, reason?             | the agent closed diff `id` (and why)       |
 //! | `positions`   | –                       | a client initialized: current context      |
 //! | `suggestions` | token, list?, error?    | suggestions (or an error) for token        |
 //! | `models`      | result?, error?         | the answer to `listSuggestionModels`       |
@@ -87,7 +87,11 @@ pub enum LuaCall {
     Started(Started),
     Client(ClientEvent, ClientInfo),
     OpenDiff(Box<DiffView>),
-    CloseDiff(u64),
+    CloseDiff {
+        id: u64,
+        /// Why, for the person: "the agent disconnected", a newer diff, …
+        reason: Option<String>,
+    },
     Positions,
     Suggestions {
         token: u64,
@@ -113,7 +117,7 @@ impl LuaCall {
             LuaCall::Started(_) => "started",
             LuaCall::Client(..) => "client",
             LuaCall::OpenDiff(_) => "open_diff",
-            LuaCall::CloseDiff(_) => "close_diff",
+            LuaCall::CloseDiff { .. } => "close_diff",
             LuaCall::Positions => "positions",
             LuaCall::Suggestions { .. } => "suggestions",
             LuaCall::Models(_) => "models",
@@ -127,7 +131,10 @@ impl LuaCall {
             LuaCall::Started(info) => vec![msgpack(&info)?],
             LuaCall::Client(event, client) => vec![Value::from(event.as_str()), msgpack(&client)?],
             LuaCall::OpenDiff(view) => vec![msgpack(&view)?],
-            LuaCall::CloseDiff(id) => vec![Value::from(id)],
+            LuaCall::CloseDiff { id, reason } => vec![
+                Value::from(id),
+                reason.map_or(Value::Nil, Value::from),
+            ],
             LuaCall::Positions => vec![],
             LuaCall::Suggestions { token, outcome } => match outcome {
                 Ok(list) => vec![Value::from(token), msgpack(&list)?, Value::Nil],
@@ -272,7 +279,10 @@ mod tests {
                     name: None,
                 },
             ),
-            LuaCall::CloseDiff(3),
+            LuaCall::CloseDiff {
+                id: 3,
+                reason: Some("the agent disconnected".into()),
+            },
             LuaCall::Positions,
             LuaCall::Suggestions {
                 token: 4,

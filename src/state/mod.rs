@@ -82,9 +82,16 @@ impl State {
         }
     }
 
-    /// Answers a pending diff and closes its windows.
+    /// Answers a pending diff and closes its windows, telling the person why.
     pub fn finish_diff(&self, diff: PendingDiff, outcome: DiffOutcome) {
-        self.editor.push(LuaCall::CloseDiff(diff.id));
+        let reason = match &outcome {
+            DiffOutcome::Rejected { reason } => reason.clone(),
+            DiffOutcome::Accepted(_) => None,
+        };
+        self.editor.push(LuaCall::CloseDiff {
+            id: diff.id,
+            reason,
+        });
         diff.answer(outcome);
     }
 

@@ -51,7 +51,7 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["client", "initialized", {"id": 1, "kind": "pi", "name": "pi"}]),
         json!(["open_diff", {"id": 1, "tab_name": "t", "path": path, "original_path": path, "client": "pi",
             "original_exists": true, "original": lines, "proposed": lines, "hunks": null}]),
-        json!(["close_diff", 1]),
+        json!(["close_diff", 1, "the agent disconnected"]),
         json!(["positions"]),
         json!(["suggestions", 1, ["x"], null]),
         json!(["models", {"models": [], "current": null}, null]),

@@ -8,6 +8,7 @@ vim.cmd("runtime plugin/pi-ide.lua")
 local PLUGS = {
   { "n", "<Plug>(PiIdeDiffAccept)", "pi-ide.diff", "accept" },
   { "n", "<Plug>(PiIdeDiffReject)", "pi-ide.diff", "reject" },
+  { "n", "<Plug>(PiIdeDiffShow)", "pi-ide.diff", "show" },
   { "i", "<Plug>(PiIdeSuggestionAccept)", "pi-ide.suggest", "accept" },
   { "i", "<Plug>(PiIdeSuggestionAcceptWord)", "pi-ide.suggest", "accept_word" },
   { "i", "<Plug>(PiIdeSuggestionAcceptLine)", "pi-ide.suggest", "accept_line" },

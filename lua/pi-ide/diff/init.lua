@@ -1,7 +1,8 @@
 -- The diff UI for openDiff: a tab with the file as on disk (left, read-only)
--- and the agent's proposal (right, editable). `:w` in the proposal accepts,
--- closing it rejects. Only ever touches its own buffers and windows. This
--- file keeps the open diffs and the public API; layout.lua builds the tab.
+-- and the agent's proposal (right, editable). `:w` accepts, closing a side
+-- rejects (triggers.lua says exactly what decides). Only ever touches its own
+-- buffers and windows. This file keeps the open diffs and the public API;
+-- layout.lua builds the tab.
 local decision = require("pi-ide.diff.decision")
 local layout = require("pi-ide.diff.layout")
 local util = require("pi-ide.util")
@@ -38,9 +39,10 @@ local function teardown(entry)
   if entry.stop_watching then
     entry.stop_watching()
   end
+  pcall(vim.api.nvim_del_augroup_by_id, entry.group)
   vim.schedule(function()
     for _, buf in ipairs({ entry.proposed_buf, entry.original_buf }) do
-      if vim.api.nvim_buf_is_valid(buf) then
+      if buf and vim.api.nvim_buf_is_valid(buf) then
         pcall(vim.api.nvim_buf_delete, buf, { force = true })
       end
     end
@@ -55,6 +57,28 @@ local function decide(entry, accepted)
   end
 end
 
+-- The person edited a proposal the agent took back: their text goes to a
+-- buffer of its own instead of vanishing with the tab.
+local function keep_edits(entry, reason)
+  local buf = entry.proposed_buf
+  if not (buf and vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified) then
+    return
+  end
+  local kept = vim.api.nvim_create_buf(true, true)
+  vim.api.nvim_buf_set_lines(kept, 0, -1, false, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+  pcall(vim.api.nvim_buf_set_name, kept, ("pi-ide://%s (your edits #%d)"):format(vim.fs.basename(entry.path), entry.id))
+  vim.bo[kept].filetype = vim.bo[buf].filetype
+  util.notify(
+    ("%s: your edits to the proposal for %s are kept in buffer %d (:b %d)"):format(
+      reason,
+      vim.fn.fnamemodify(entry.path, ":~:."),
+      kept,
+      kept
+    ),
+    vim.log.levels.WARN
+  )
+end
+
 --- Seam `open_diff`: shows diff `spec`. An error makes the host answer
 --- DIFF_REJECTED.
 function M.open(spec)
@@ -66,22 +90,32 @@ function M.open(spec)
     decided = false,
   }
   diffs[spec.id] = entry
-  local ok, err = pcall(layout.open, spec, entry, decide)
+  local focus = require("pi-ide.diff.focus").take()
+  local ok, err = pcall(layout.open, spec, entry, focus)
+  if ok then
+    ok, err = pcall(require("pi-ide.diff.triggers").install, entry, { decide = decide, restore = layout.restore })
+  end
   if not ok then
     entry.decided = true
     teardown(entry)
     error(err, 0)
   end
+  if not focus then
+    util.notify(
+      ("%s proposes changes to %s: :PiIde diff to review"):format(spec.client, vim.fn.fnamemodify(spec.path, ":~:."))
+    )
+  end
   util.emit("PiIdeDiffOpened", { tab_name = entry.tab_name, path = entry.path, client = entry.client })
   return true
 end
 
---- Seam `close_diff`: the agent (or shutdown) closed diff `id`; no decision
---- is sent.
-function M.close(id)
+--- Seam `close_diff`: the agent (or shutdown) closed diff `id`, for
+--- `reason` (nil: the agent closed it); no decision is sent.
+function M.close(id, reason)
   local entry = diffs[id]
   if entry then
     entry.decided = true
+    keep_edits(entry, (reason ~= nil and reason ~= vim.NIL) and reason or "the agent closed the diff")
     teardown(entry)
   end
 end
@@ -89,7 +123,7 @@ end
 --- Closes every diff without sending decisions (the host is gone).
 function M.close_all()
   for id in pairs(diffs) do
-    M.close(id)
+    M.close(id, "the host stopped")
   end
 end
 
@@ -112,11 +146,15 @@ function M.list()
   return list
 end
 
+local function missing(tab_name)
+  util.notify(tab_name and ("no diff named %q"):format(tab_name) or "no pi-ide diff in this tab", vim.log.levels.WARN)
+  return false
+end
+
 local function resolve(tab_name, accepted)
   local entry = entry_for(tab_name)
   if not entry then
-    util.notify(tab_name and ("no diff named %q"):format(tab_name) or "no pi-ide diff in this tab", vim.log.levels.WARN)
-    return false
+    return missing(tab_name)
   end
   decide(entry, accepted)
   return true
@@ -130,6 +168,30 @@ end
 --- Rejects a diff (default: the one in the current tab).
 function M.reject(tab_name)
   return resolve(tab_name, false)
+end
+
+--- Jumps to a diff (default: the oldest waiting one) with both sides shown
+--- and the cursor in the proposal.
+function M.show(tab_name)
+  local entry
+  if tab_name then
+    entry = entry_for(tab_name)
+  else
+    for _, candidate in pairs(diffs) do
+      if not entry or candidate.id < entry.id then
+        entry = candidate
+      end
+    end
+  end
+  if not entry then
+    if tab_name then
+      return missing(tab_name)
+    end
+    util.notify("no diff is waiting")
+    return false
+  end
+  layout.restore(entry)
+  return true
 end
 
 return M

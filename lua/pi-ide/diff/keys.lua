@@ -1,6 +1,5 @@
--- The person's keys in a diff tab (option `diff.keymaps`): accept in the
--- proposal, reject in both windows, through the <Plug> maps that
--- plugin/pi-ide.lua defines.
+-- The person's keys in a diff tab (option `diff.keymaps`): accept and reject
+-- in both windows, through the <Plug> maps that plugin/pi-ide.lua defines.
 local config = require("pi-ide.config")
 
 local M = {}
@@ -17,19 +16,26 @@ function M.configured()
   }
 end
 
---- Maps the keys in the diff's two buffers.
+--- `lhs` as the person types it: `<leader>aa` becomes `\aa` or `<Space>aa`.
+function M.display(lhs)
+  local function leader(value)
+    return function()
+      return vim.fn.keytrans(value or "\\")
+    end
+  end
+  local shown = lhs:gsub("<[lL][eE][aA][dD][eE][rR]>", leader(vim.g.mapleader))
+  shown = shown:gsub("<[lL][oO][cC][aA][lL][lL][eE][aA][dD][eE][rR]>", leader(vim.g.maplocalleader))
+  return shown
+end
+
+--- Maps the keys in both of the diff's buffers.
 function M.map(entry)
   local keys = M.configured()
-  if keys.accept then
-    vim.keymap.set(
-      "n",
-      keys.accept,
-      "<Plug>(PiIdeDiffAccept)",
-      { buffer = entry.proposed_buf, desc = "pi-ide: accept" }
-    )
-  end
-  if keys.reject then
-    for _, buf in ipairs({ entry.proposed_buf, entry.original_buf }) do
+  for _, buf in ipairs({ entry.proposed_buf, entry.original_buf }) do
+    if keys.accept then
+      vim.keymap.set("n", keys.accept, "<Plug>(PiIdeDiffAccept)", { buffer = buf, desc = "pi-ide: accept" })
+    end
+    if keys.reject then
       vim.keymap.set("n", keys.reject, "<Plug>(PiIdeDiffReject)", { buffer = buf, desc = "pi-ide: reject" })
     end
   end

@@ -1,7 +1,8 @@
 -- Builds a diff's tab: the file as on disk on the left (read-only), the
--- proposal on the right (editable), winbars that say what each side is and
--- which keys decide. Neovim's diff mode compares them, or, for large files,
--- hunks.lua draws the host's diff.
+-- proposal on the right (editable), and winbars that say first what matters
+-- (unsaved edits of yours, which file, which keys decide). Neovim's diff mode
+-- compares the two, or, for large files, hunks.lua draws the host's diff.
+-- The tab opens in the background when focus.lua says the person is busy.
 local keys = require("pi-ide.diff.keys")
 local util = require("pi-ide.util")
 
@@ -18,40 +19,58 @@ local function set_lines(buf, side)
   vim.bo[buf].fileformat = side.crlf and "dos" or "unix"
 end
 
-local function make_buffer(name, side, filetype)
+-- A buffer of the diff: written only through BufWriteCmd (`:w` decides),
+-- hidden rather than wiped when another buffer takes its window, and marked
+-- so auto-save plugins can skip it (vim.b.pi_ide_diff).
+local function make_buffer(name, side, filetype, tab_name)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, name)
   set_lines(buf, side)
+  vim.bo[buf].buftype = "acwrite"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  vim.b[buf].pi_ide_diff = tab_name
   if filetype then
     vim.bo[buf].filetype = filetype
   end
   return buf
 end
 
-local function winbar(spec, dirty)
+-- `name (proposed, tab #id)`: short in the tabline, unique while an older
+-- diff of the same tab is still being wiped.
+local function buffer_name(spec, side)
+  local tab = spec.tab_name:gsub("[/\\]", "∕")
+  return ("pi-ide://%s (%s, %s #%d)"):format(vim.fs.basename(spec.path), side, tab, spec.id)
+end
+
+local function proposal_winbar(spec, dirty)
   local on = keys.configured()
-  local parts = {
-    ":w" .. (on.accept and ("/" .. on.accept) or "") .. " accept",
-    ":q" .. (on.reject and ("/" .. on.reject) or "") .. " reject",
-    ("%s: %s%s"):format(
-      spec.client,
-      vim.fn.fnamemodify(spec.path, ":~:."),
-      spec.original_exists and "" or " (new file)"
-    ),
-  }
-  local bar = escape_statusline(table.concat(parts, "  ·  "))
-  if spec.original_path ~= spec.path then
-    bar = bar .. escape_statusline("  ·  replaces " .. vim.fn.fnamemodify(spec.original_path, ":~:."))
+  local function key(name, command)
+    return on[name] and (keys.display(on[name]) .. "/" .. command) or command
   end
+  local parts = {
+    ("%s accept"):format(key("accept", ":w")),
+    ("%s reject"):format(key("reject", ":q")),
+    ("%s%s"):format(vim.fn.fnamemodify(spec.path, ":~:."), spec.original_exists and "" or " (new)"),
+    ("%s: %s"):format(spec.client, spec.tab_name),
+  }
+  if spec.original_path ~= spec.path then
+    table.insert(parts, 4, "replaces " .. vim.fn.fnamemodify(spec.original_path, ":~:."))
+  end
+  local bar = escape_statusline(table.concat(parts, " · "))
   if dirty then
-    bar = "%#WarningMsg#⚠ unsaved changes in your buffer are not shown here%*  ·  " .. bar
+    bar = "%#WarningMsg#⚠ your unsaved edits are not shown%* · " .. bar
   end
   return bar
 end
 
+local function original_winbar(spec)
+  return spec.original_exists and "on disk" or "new file (empty)"
+end
+
 -- The file changed on disk while the diff is open: show the new contents on
 -- the left so the person decides against what is really there.
-local function show_disk_change(entry, spec, left)
+local function show_disk_change(entry, spec)
   if entry.closed or not vim.api.nvim_buf_is_valid(entry.original_buf) then
     return
   end
@@ -60,72 +79,126 @@ local function show_disk_change(entry, spec, left)
     lines = { "" }
   end
   local buf = entry.original_buf
-  vim.bo[buf].modifiable, vim.bo[buf].readonly = true, false
+  vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable, vim.bo[buf].readonly = false, true
-  if vim.api.nvim_win_is_valid(left) then
-    vim.wo[left].winbar = "%#WarningMsg#⚠ changed on disk since the agent proposed this%*"
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  entry.original_bar = "%#WarningMsg#⚠ changed on disk since the agent proposed this%*"
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    vim.wo[win].winbar = entry.original_bar
   end
-  vim.cmd("diffupdate")
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd("diffupdate")
+  end)
   util.notify(
     ("%s changed on disk while its diff is open"):format(vim.fn.fnamemodify(spec.original_path, ":~:.")),
     vim.log.levels.WARN
   )
 end
 
---- Opens the tab for `spec`, filling in `entry`'s buffers and tabpage.
---- `decide(entry, accepted)` runs on `:w` (true) and when the proposal's
---- buffer goes away (false).
-function M.open(spec, entry, decide)
-  local host_diff = spec.hunks ~= nil and spec.hunks ~= vim.NIL
-  -- Large files stay plain text: highlighting megabytes would freeze Neovim.
-  local filetype = not host_diff and vim.filetype.match({ filename = spec.path }) or nil
-  local label = ("pi-ide://%d/%s"):format(spec.id, vim.fs.basename(spec.path))
-  entry.original_buf = make_buffer(label .. " (on disk)", spec.original, filetype)
-  vim.bo[entry.original_buf].modifiable = false
-  vim.bo[entry.original_buf].readonly = true
-  entry.proposed_buf = make_buffer(label .. " (proposed)", spec.proposed, filetype)
-  vim.bo[entry.proposed_buf].buftype = "acwrite"
-  vim.bo[entry.proposed_buf].bufhidden = "wipe"
-  vim.bo[entry.proposed_buf].modified = false
+-- Diff mode (or the host's hunks) for the two windows.
+local function compare(entry, left, right)
+  if entry.host_hunks then
+    require("pi-ide.diff.hunks").render(
+      entry.original_buf,
+      entry.proposed_buf,
+      left,
+      right,
+      entry.host_hunks,
+      entry.group
+    )
+    return
+  end
+  for _, win in ipairs({ left, right }) do
+    vim.api.nvim_win_call(win, function()
+      vim.cmd("diffthis")
+    end)
+  end
+end
 
-  vim.cmd("tab sbuffer " .. entry.original_buf)
+-- Creates the tab with both windows; `focus` false returns the person to
+-- where they were, in the mode they were in, without running their autocmds.
+local function build_tab(entry, focus)
+  local from_tab, from_win = vim.api.nvim_get_current_tabpage(), vim.api.nvim_get_current_win()
+  local quiet = focus and "" or "noautocmd "
+  vim.cmd(quiet .. "tab sbuffer " .. entry.original_buf)
   entry.tabpage = vim.api.nvim_get_current_tabpage()
   local left = vim.api.nvim_get_current_win()
-  local right = vim.api.nvim_open_win(entry.proposed_buf, true, { split = "right", win = left })
-  local group = vim.api.nvim_create_augroup("PiIdeDiff" .. spec.id, { clear = true })
-  if host_diff then
-    require("pi-ide.diff.hunks").render(entry.original_buf, entry.proposed_buf, left, right, spec.hunks, group)
-  else
-    for _, win in ipairs({ left, right }) do
-      vim.api.nvim_win_call(win, function()
-        vim.cmd("diffthis")
-      end)
-    end
+  local right = vim.api.nvim_open_win(entry.proposed_buf, focus, { split = "right", win = left })
+  if not focus then
+    vim.cmd(("noautocmd call nvim_set_current_tabpage(%d)"):format(from_tab))
+    vim.cmd(("noautocmd call nvim_set_current_win(%d)"):format(from_win))
+  elseif vim.api.nvim_get_mode().mode ~= "n" then
+    -- `diff.focus = "always"` while typing: decide in Normal mode.
+    vim.cmd("stopinsert")
   end
-  local dirty_buf = util.file_buffer(spec.original_path)
-  vim.wo[left].winbar = spec.original_exists and "on disk" or "new file (empty)"
-  vim.wo[right].winbar = winbar(spec, dirty_buf and vim.bo[dirty_buf].modified)
+  return left, right
+end
 
-  vim.api.nvim_create_autocmd("BufWriteCmd", {
-    group = group,
-    buffer = entry.proposed_buf,
-    callback = function()
-      decide(entry, true)
-    end,
-  })
-  vim.api.nvim_create_autocmd("BufWipeout", {
-    group = group,
-    buffer = entry.proposed_buf,
-    callback = function()
-      decide(entry, false)
-      pcall(vim.api.nvim_del_augroup_by_id, group)
-    end,
-  })
+--- Opens the tab for `spec`, filling in `entry`'s buffers, windows and
+--- tabpage; `focus` says whether the cursor goes to the proposal.
+function M.open(spec, entry, focus)
+  entry.host_hunks = spec.hunks ~= nil and spec.hunks ~= vim.NIL and spec.hunks or nil
+  -- Large files stay plain text: highlighting megabytes would freeze Neovim.
+  local filetype = not entry.host_hunks and vim.filetype.match({ filename = spec.path }) or nil
+  entry.original_buf = make_buffer(buffer_name(spec, "on disk"), spec.original, filetype, spec.tab_name)
+  -- Not 'readonly': `:w` there accepts too.
+  vim.bo[entry.original_buf].modifiable = false
+  entry.proposed_buf = make_buffer(buffer_name(spec, "proposed"), spec.proposed, filetype, spec.tab_name)
+  vim.bo[entry.proposed_buf].modified = false
+  entry.group = vim.api.nvim_create_augroup("PiIdeDiff" .. spec.id, { clear = true })
+
+  local dirty_buf = util.file_buffer(spec.original_path)
+  entry.original_bar = original_winbar(spec)
+  entry.proposal_bar = proposal_winbar(spec, dirty_buf and vim.bo[dirty_buf].modified)
+  local left, right = build_tab(entry, focus)
+  compare(entry, left, right)
+  vim.wo[left].winbar = entry.original_bar
+  vim.wo[right].winbar = entry.proposal_bar
   keys.map(entry)
   entry.stop_watching = require("pi-ide.diff.disk_watch").watch(spec.original_path, function()
-    show_disk_change(entry, spec, left)
+    show_disk_change(entry, spec)
   end)
+end
+
+--- Shows both sides again in the diff's tab (after one was closed or
+--- replaced by another buffer) and moves the cursor to the proposal.
+function M.restore(entry)
+  if not vim.api.nvim_tabpage_is_valid(entry.tabpage) then
+    vim.cmd("tab sbuffer " .. entry.original_buf)
+    entry.tabpage = vim.api.nvim_get_current_tabpage()
+  end
+  vim.api.nvim_set_current_tabpage(entry.tabpage)
+  local wins = vim.api.nvim_tabpage_list_wins(entry.tabpage)
+  local function showing(buf)
+    for _, win in ipairs(wins) do
+      if vim.api.nvim_win_get_buf(win) == buf then
+        return win
+      end
+    end
+  end
+  local left = showing(entry.original_buf)
+  local right = showing(entry.proposed_buf)
+  -- A window of the tab that shows something else takes a missing side back.
+  local spare = vim.tbl_filter(function(win)
+    return win ~= left and win ~= right
+  end, wins)
+  if not right and spare[1] then
+    right = table.remove(spare, 1)
+    vim.api.nvim_win_set_buf(right, entry.proposed_buf)
+  elseif not right then
+    right = vim.api.nvim_open_win(entry.proposed_buf, false, { split = "right", win = left })
+  end
+  if not left and spare[1] then
+    left = table.remove(spare, 1)
+    vim.api.nvim_win_set_buf(left, entry.original_buf)
+  elseif not left then
+    left = vim.api.nvim_open_win(entry.original_buf, false, { split = "left", win = right })
+  end
+  compare(entry, left, right)
+  vim.wo[left].winbar = entry.original_bar
+  vim.wo[right].winbar = entry.proposal_bar
+  vim.api.nvim_set_current_win(right)
 end
 
 return M
