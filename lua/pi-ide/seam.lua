@@ -27,9 +27,9 @@ M.calls = {
   open_diff = function(spec)
     return require("pi-ide.diff").open(spec)
   end,
-  -- The agent (or shutdown) closed diff `id`.
-  close_diff = function(id)
-    require("pi-ide.diff").close(id)
+  -- The agent closed diff `id`; `reason` says why when it was not the agent's choice.
+  close_diff = function(id, reason)
+    require("pi-ide.diff").close(id, reason)
   end,
   -- A client initialized: where the person is.
   positions = function()

@@ -131,10 +131,9 @@ impl LuaCall {
             LuaCall::Started(info) => vec![msgpack(&info)?],
             LuaCall::Client(event, client) => vec![Value::from(event.as_str()), msgpack(&client)?],
             LuaCall::OpenDiff(view) => vec![msgpack(&view)?],
-            LuaCall::CloseDiff { id, reason } => vec![
-                Value::from(id),
-                reason.map_or(Value::Nil, Value::from),
-            ],
+            LuaCall::CloseDiff { id, reason } => {
+                vec![Value::from(id), reason.map_or(Value::Nil, Value::from)]
+            }
             LuaCall::Positions => vec![],
             LuaCall::Suggestions { token, outcome } => match outcome {
                 Ok(list) => vec![Value::from(token), msgpack(&list)?, Value::Nil],

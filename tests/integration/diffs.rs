@@ -305,7 +305,10 @@ async fn unsaved_edits_in_the_target_buffer_are_flagged_in_the_diff() {
     session.wait_diffs(1).await;
     let winbar = session.lua("return vim.wo.winbar").await;
     assert!(
-        winbar.as_str().unwrap().starts_with("%#WarningMsg#⚠ your unsaved edits"),
+        winbar
+            .as_str()
+            .unwrap()
+            .starts_with("%#WarningMsg#⚠ your unsaved edits"),
         "{winbar}"
     );
     session.exec("require('pi-ide.diff').reject()").await;

@@ -7,6 +7,7 @@ use pi_ide_test_support::load_driver;
 mod adversarial;
 
 mod diagnostics;
+mod diff_review;
 mod diffs;
 mod faults;
 mod handshake;

@@ -49,8 +49,10 @@ function M.install(entry, actions)
     vim.api.nvim_create_autocmd("BufWriteCmd", {
       group = group,
       buffer = buf,
-      callback = function(args)
-        if args.buf == vim.api.nvim_get_current_buf() and not writes_all() then
+      callback = function()
+        -- Writes of buffers the person is not in run in Neovim's autocommand
+        -- window (`:wa` from elsewhere, nvim_buf_call from a plugin).
+        if vim.fn.win_gettype() ~= "autocmd" and not writes_all() then
           actions.decide(entry, true)
           return
         end
