@@ -25,6 +25,8 @@ local plugs = {
   { "n", "PiIdeDiffAccept", "pi-ide.diff", "accept", "accept the diff in this tab" },
   { "n", "PiIdeDiffReject", "pi-ide.diff", "reject", "reject the diff in this tab" },
   { "n", "PiIdeDiffShow", "pi-ide.diff", "show", "go to the diff waiting for you" },
+  { "n", "PiIdeHunkAccept", "pi-ide.diff", "accept_hunk", "accept the hunk under the cursor" },
+  { "n", "PiIdeHunkReject", "pi-ide.diff", "reject_hunk", "reject the hunk under the cursor" },
   { "i", "PiIdeSuggestionAccept", "pi-ide.suggest", "accept", "accept the suggestion" },
   { "i", "PiIdeSuggestionAcceptWord", "pi-ide.suggest", "accept_word", "accept the suggestion's next word" },
   { "i", "PiIdeSuggestionAcceptLine", "pi-ide.suggest", "accept_line", "accept the suggestion's line" },

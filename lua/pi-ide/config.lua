@@ -25,6 +25,9 @@ M.defaults = {
     keymaps = {
       accept = "<leader>aa",
       reject = "<leader>ad",
+      -- The hunk under the cursor.
+      hunk_accept = "ga",
+      hunk_reject = "gr",
     },
   },
   suggestion = {
@@ -62,6 +65,8 @@ local types = {
   ["diff.keymaps"] = { "table", "boolean" },
   ["diff.keymaps.accept"] = { "string", "boolean" },
   ["diff.keymaps.reject"] = { "string", "boolean" },
+  ["diff.keymaps.hunk_accept"] = { "string", "boolean" },
+  ["diff.keymaps.hunk_reject"] = { "string", "boolean" },
   ["suggestion.model"] = "string",
   ["suggestion.keymaps"] = { "table", "boolean" },
 }

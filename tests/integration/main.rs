@@ -11,6 +11,7 @@ mod diff_review;
 mod diffs;
 mod faults;
 mod handshake;
+mod hunk_decisions;
 mod layers;
 mod lifecycle;
 mod load;

@@ -170,6 +170,26 @@ function M.reject(tab_name)
   return resolve(tab_name, false)
 end
 
+local function act_on_hunk(accepted)
+  local entry = entry_for(nil)
+  if not entry then
+    return missing(nil)
+  end
+  local hunk_actions = require("pi-ide.diff.hunk_actions")
+  return (accepted and hunk_actions.accept or hunk_actions.reject)(entry, decide)
+end
+
+--- Accepts the hunk under the cursor; the diff is answered once every hunk
+--- is decided.
+function M.accept_hunk()
+  return act_on_hunk(true)
+end
+
+--- Rejects the hunk under the cursor: the proposal gets the on-disk text back.
+function M.reject_hunk()
+  return act_on_hunk(false)
+end
+
 --- Jumps to a diff (default: the oldest waiting one) with both sides shown
 --- and the cursor in the proposal.
 function M.show(tab_name)

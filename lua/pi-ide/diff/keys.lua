@@ -1,19 +1,28 @@
 -- The person's keys in a diff tab (option `diff.keymaps`): accept and reject
--- in both windows, through the <Plug> maps that plugin/pi-ide.lua defines.
+-- the diff or the hunk under the cursor, in both windows, through the <Plug> maps that plugin/pi-ide.lua defines.
 local config = require("pi-ide.config")
 
 local M = {}
 
---- `{accept = lhs?, reject = lhs?}`: the keys that are on.
+-- Option key → the <Plug> map it runs.
+local plugs = {
+  accept = "<Plug>(PiIdeDiffAccept)",
+  reject = "<Plug>(PiIdeDiffReject)",
+  hunk_accept = "<Plug>(PiIdeHunkAccept)",
+  hunk_reject = "<Plug>(PiIdeHunkReject)",
+}
+
+--- `{accept = lhs?, reject = lhs?, hunk_accept = lhs?, hunk_reject = lhs?}`:
+--- the keys that are on.
 function M.configured()
   local keys = config.values.diff.keymaps
-  if type(keys) ~= "table" then
-    return {}
+  local on = {}
+  if type(keys) == "table" then
+    for name in pairs(plugs) do
+      on[name] = type(keys[name]) == "string" and keys[name] or nil
+    end
   end
-  return {
-    accept = type(keys.accept) == "string" and keys.accept or nil,
-    reject = type(keys.reject) == "string" and keys.reject or nil,
-  }
+  return on
 end
 
 --- `lhs` as the person types it: `<leader>aa` becomes `\aa` or `<Space>aa`.
@@ -30,13 +39,9 @@ end
 
 --- Maps the keys in both of the diff's buffers.
 function M.map(entry)
-  local keys = M.configured()
-  for _, buf in ipairs({ entry.proposed_buf, entry.original_buf }) do
-    if keys.accept then
-      vim.keymap.set("n", keys.accept, "<Plug>(PiIdeDiffAccept)", { buffer = buf, desc = "pi-ide: accept" })
-    end
-    if keys.reject then
-      vim.keymap.set("n", keys.reject, "<Plug>(PiIdeDiffReject)", { buffer = buf, desc = "pi-ide: reject" })
+  for name, lhs in pairs(M.configured()) do
+    for _, buf in ipairs({ entry.proposed_buf, entry.original_buf }) do
+      vim.keymap.set("n", lhs, plugs[name], { buffer = buf, desc = "pi-ide: " .. name:gsub("_", " ") })
     end
   end
 end

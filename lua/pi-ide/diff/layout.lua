@@ -25,7 +25,10 @@ end
 local function make_buffer(name, side, filetype, tab_name)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, name)
+  -- The text arrives without undo history: `u` must not empty the buffer.
+  vim.bo[buf].undolevels = -1
   set_lines(buf, side)
+  vim.bo[buf].undolevels = -123456
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
@@ -51,11 +54,14 @@ local function proposal_winbar(spec, dirty)
   local parts = {
     ("%s accept"):format(key("accept", ":w")),
     ("%s reject"):format(key("reject", ":q")),
-    ("%s%s"):format(vim.fn.fnamemodify(spec.path, ":~:."), spec.original_exists and "" or " (new)"),
-    ("%s: %s"):format(spec.client, spec.tab_name),
   }
+  if on.hunk_accept and on.hunk_reject then
+    parts[#parts + 1] = ("%s/%s hunk"):format(keys.display(on.hunk_accept), keys.display(on.hunk_reject))
+  end
+  parts[#parts + 1] = ("%s%s"):format(vim.fn.fnamemodify(spec.path, ":~:."), spec.original_exists and "" or " (new)")
+  parts[#parts + 1] = ("%s: %s"):format(spec.client, spec.tab_name)
   if spec.original_path ~= spec.path then
-    table.insert(parts, 4, "replaces " .. vim.fn.fnamemodify(spec.original_path, ":~:."))
+    table.insert(parts, #parts, "replaces " .. vim.fn.fnamemodify(spec.original_path, ":~:."))
   end
   local bar = escape_statusline(table.concat(parts, " · "))
   if dirty then
@@ -83,6 +89,7 @@ local function show_disk_change(entry, spec)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
+  entry.disk_lines = lines
   entry.original_bar = "%#WarningMsg#⚠ changed on disk since the agent proposed this%*"
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
     vim.wo[win].winbar = entry.original_bar
@@ -139,6 +146,7 @@ end
 --- tabpage; `focus` says whether the cursor goes to the proposal.
 function M.open(spec, entry, focus)
   entry.host_hunks = spec.hunks ~= nil and spec.hunks ~= vim.NIL and spec.hunks or nil
+  entry.disk_lines = spec.original.lines
   -- Large files stay plain text: highlighting megabytes would freeze Neovim.
   local filetype = not entry.host_hunks and vim.filetype.match({ filename = spec.path }) or nil
   entry.original_buf = make_buffer(buffer_name(spec, "on disk"), spec.original, filetype, spec.tab_name)
@@ -156,6 +164,7 @@ function M.open(spec, entry, focus)
   vim.wo[left].winbar = entry.original_bar
   vim.wo[right].winbar = entry.proposal_bar
   keys.map(entry)
+  require("pi-ide.diff.hunk_actions").map_undo(entry)
   entry.stop_watching = require("pi-ide.diff.disk_watch").watch(spec.original_path, function()
     show_disk_change(entry, spec)
   end)
