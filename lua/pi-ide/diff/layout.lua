@@ -133,6 +133,8 @@ local function build_tab(entry, focus)
   local left = vim.api.nvim_get_current_win()
   local right = vim.api.nvim_open_win(entry.proposed_buf, focus, { split = "right", win = left })
   if not focus then
+    -- The tab's label then names the proposal.
+    vim.cmd(("noautocmd call nvim_set_current_win(%d)"):format(right))
     vim.cmd(("noautocmd call nvim_set_current_tabpage(%d)"):format(from_tab))
     vim.cmd(("noautocmd call nvim_set_current_win(%d)"):format(from_win))
   elseif vim.api.nvim_get_mode().mode ~= "n" then
