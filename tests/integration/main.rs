@@ -10,6 +10,7 @@ mod diagnostics;
 mod diffs;
 mod faults;
 mod handshake;
+mod health;
 mod help;
 mod layers;
 mod lifecycle;
