@@ -9,6 +9,23 @@ if vim.fn.has("nvim-0.10") ~= 1 then
   return
 end
 
+-- `:help pi-ide` needs doc/tags. Plugin managers write it (lazy.nvim runs
+-- :helptags on install and update), but nothing does for a checkout put on
+-- 'runtimepath' by hand (the README's try-it command, a lazy.nvim `dir = …`
+-- spec). So write it when it is missing or older than the help file. The
+-- check costs ~10 µs per start-up (getftime: a first vim.uv.fs_stat or
+-- loading vim.fs costs more); :helptags ~0.2 ms, only after the help changed.
+-- A read-only checkout is left as it is, silently.
+do
+  local doc = debug.getinfo(1, "S").source:sub(2):gsub("[^/]*/[^/]*$", "") .. "doc"
+  local help = vim.fn.getftime(doc .. "/pi-ide.txt")
+  if help >= 0 and vim.fn.getftime(doc .. "/tags") < help and vim.uv.fs_access(doc, "W") then
+    local errmsg = vim.v.errmsg
+    pcall(vim.cmd, "silent! helptags " .. vim.fn.fnameescape(doc))
+    vim.v.errmsg = errmsg
+  end
+end
+
 vim.api.nvim_create_user_command("PiIde", function(command)
   require("pi-ide.commands").run(command.fargs)
 end, {

@@ -1,53 +1,214 @@
--- :checkhealth pi-ide
+-- :checkhealth pi-ide. Tries what start-up will really do (which binary runs,
+-- whether the lock directory can be created and written) and says why the
+-- host is not running.
 local M = {}
 
 local uv = vim.uv
 
+-- Says which binary runs when it is the debug build: after `cargo test` the
+-- debug build is the newer one, and the newer one is what runs.
+local function check_profile(bin)
+  local root = require("pi-ide.util").root()
+  local debug_bin, release_bin = root .. "/target/debug/pi-ide", root .. "/target/release/pi-ide"
+  if bin ~= debug_bin then
+    return
+  end
+  if not uv.fs_stat(release_bin) then
+    vim.health.warn(("the debug build %s will run: there is no release build"):format(debug_bin), {
+      ("build it: `cargo build --release --locked` in %s, or :PiIde build"):format(root),
+    })
+    return
+  end
+  vim.health.warn(
+    ("the debug build %s will run: it is newer than %s"):format(debug_bin, release_bin)
+      .. " (without the `bin` option the newer of the two runs; `cargo test` rebuilds the debug one)",
+    { ('to always run the release build: setup({ bin = "%s" })'):format(release_bin) }
+  )
+end
+
+-- Reports on the binary; true when it can run.
 local function check_binary(host)
   local wanted = require("pi-ide.seam").VERSION
   local bin, problem = host.binary()
   if not bin then
     vim.health.error(problem)
-    return
+    return false
   end
   local result = vim.system({ bin, "--version" }, { text = true }):wait(5000)
   local seam = result.stdout and tonumber(result.stdout:match("seam (%d+)"))
   if result.code ~= 0 or not seam then
     vim.health.error(("%s --version failed: %s"):format(bin, vim.trim(result.stderr or "")))
+    return false
   elseif seam ~= wanted then
     vim.health.error(("%s is stale (seam %d, Lua expects %d)"):format(bin, seam, wanted), {
       "run `cargo build --release --locked` in the plugin directory, or :PiIde build",
     })
-  else
-    vim.health.ok(("host binary %s (%s)"):format(bin, vim.trim(result.stdout)))
+    return false
   end
+  vim.health.ok(("host binary %s (%s)"):format(bin, vim.trim(result.stdout)))
+  if not require("pi-ide.config").values.bin then
+    check_profile(bin)
+  end
+  return true
 end
 
-local function check_lock_dir()
-  local configured = require("pi-ide.config").values.lock_dir
-  local env = vim.env.PI_IDE_LOCK_DIR
-  local dir = configured and vim.fn.expand(configured)
-    or ((env and env ~= "") and env or (vim.fn.expand("~") .. "/.pi/ide"))
-  local stat = uv.fs_stat(dir)
+-- The fixes for a lock directory the host cannot use; `culprit` is the path
+-- in the way, `err` the error (a libuv name like "EACCES: …") when known,
+-- `source` where the directory was chosen (see host.lock_dir()).
+local function lock_dir_advice(culprit, err, source)
+  local advice = {}
+  if source == "option `lock_dir`" then
+    advice[1] = "change the `lock_dir` option to a directory you can write, and start pi with"
+      .. " PI_IDE_LOCK_DIR set to the same path (pi reads only that)"
+  else
+    advice[1] = "set PI_IDE_LOCK_DIR to a directory you can write, for both Neovim and pi (pi reads it"
+      .. " too); or set the `lock_dir` option and start pi with PI_IDE_LOCK_DIR set to the same path"
+  end
+  if err and (err:match("^EACCES") or err:match("^EPERM")) then
+    advice[#advice + 1] = ("or fix the permissions of %s"):format(culprit)
+  elseif not err or err:match("^ENOTDIR") or err:match("^EEXIST") then
+    advice[#advice + 1] = ("or move %s out of the way: it is not a directory"):format(culprit)
+  end
+  return advice
+end
+
+-- Creates and removes a file in `dir`, as the host does when it writes a
+-- lockfile (a temp file renamed into place). Returns the error, if any.
+local function try_file(dir)
+  local path = ("%s/.pi-ide-health-%d.tmp"):format(dir, uv.os_getpid())
+  local fd, err = uv.fs_open(path, "wx", 384) -- 0600, like the lockfile
+  if not fd then
+    return err
+  end
+  uv.fs_close(fd)
+  uv.fs_unlink(path)
+end
+
+-- A lock directory that does not exist: the host creates it and its missing
+-- parents (0700). Does the same, writes a file in it, and removes all of it.
+-- `name` is `dir` as reported, `source` where it was chosen.
+local function check_missing_lock_dir(dir, name, source)
+  local missing, parent = { dir }, vim.fs.dirname(dir)
+  local stat = uv.fs_stat(parent)
+  while not stat and vim.fs.dirname(parent) ~= parent do
+    table.insert(missing, 1, parent)
+    parent = vim.fs.dirname(parent)
+    stat = uv.fs_stat(parent)
+  end
+  if not stat or stat.type ~= "directory" then
+    vim.health.error(
+      ("lock directory %s cannot be created: %s is not a directory"):format(name, parent),
+      lock_dir_advice(parent, nil, source)
+    )
+    return false
+  end
+  local created, err = {}, nil
+  for _, path in ipairs(missing) do
+    local ok, mkdir_err = uv.fs_mkdir(path, 448) -- 0700
+    if not ok then
+      err = mkdir_err
+      break
+    end
+    created[#created + 1] = path
+  end
+  err = err or try_file(dir)
+  for i = #created, 1, -1 do
+    uv.fs_rmdir(created[i])
+  end
+  if err then
+    vim.health.error(
+      ("lock directory %s cannot be created in %s: %s"):format(name, parent, err),
+      lock_dir_advice(parent, err, source)
+    )
+    return false
+  end
+  vim.health.ok(
+    ("lock directory %s does not exist yet: the host will create it (0700) in %s, which is writable"):format(
+      name,
+      parent
+    )
+  )
+  return true
+end
+
+-- Reports on the lock directory; true when the host can write its lockfile.
+local function check_lock_dir(host)
+  local dir, source = host.lock_dir()
+  if not dir then
+    vim.health.error("no lock directory: no `lock_dir` option, PI_IDE_LOCK_DIR or home directory", {
+      "set PI_IDE_LOCK_DIR to a directory you can write, for both Neovim and pi",
+    })
+    return false
+  end
+  local name = source == "default" and dir or ("%s (%s)"):format(dir, source)
+  local stat, stat_err, err_name = uv.fs_stat(dir)
   if not stat then
-    vim.health.ok(("lock directory %s will be created (0700)"):format(dir))
-    return
+    if err_name == "ENOENT" or err_name == "ENOTDIR" then
+      return check_missing_lock_dir(dir, name, source)
+    end
+    vim.health.error(
+      ("lock directory %s cannot be used: %s"):format(name, stat_err),
+      lock_dir_advice(dir, stat_err, source)
+    )
+    return false
   end
   if stat.type ~= "directory" then
-    vim.health.error(("lock directory %s is not a directory"):format(dir))
-    return
+    vim.health.error(("lock directory %s is not a directory"):format(name), lock_dir_advice(dir, nil, source))
+    return false
   end
   local mode = bit.band(stat.mode, 511)
-  if bit.band(mode, 63) ~= 0 then
-    vim.health.warn(("lock directory %s has mode %o; the host tightens it to 0700 on start"):format(dir, mode))
-  else
-    vim.health.ok(("lock directory %s (mode %o)"):format(dir, mode))
-  end
-  if vim.fn.filewritable(dir) ~= 2 then
+  local loose = bit.band(mode, 63) ~= 0
+  if loose and stat.uid ~= uv.getuid() and uv.getuid() ~= 0 then
     vim.health.error(
-      ("lock directory %s is not writable"):format(dir),
-      { "fix its permissions or set PI_IDE_LOCK_DIR" }
+      ("lock directory %s has mode %o and is not yours: the host cannot tighten it to 0700"):format(name, mode),
+      lock_dir_advice(dir, "EPERM", source)
     )
+    return false
+  end
+  local err = try_file(dir)
+  if err then
+    vim.health.error(
+      ("lock directory %s: cannot create a file in it: %s"):format(name, err),
+      lock_dir_advice(dir, err, source)
+    )
+    return false
+  end
+  if loose then
+    vim.health.warn(("lock directory %s has mode %o; the host tightens it to 0700 on start"):format(name, mode))
+  else
+    vim.health.ok(("lock directory %s (mode %o, writable)"):format(name, mode))
+  end
+  return true
+end
+
+-- Reports on the host; `ready` says whether binary and lock directory are.
+local function check_host(host, ready)
+  local status = host.status()
+  if status.running then
+    vim.health.ok(
+      ("host running on 127.0.0.1:%d, lockfile %s, %d client(s)"):format(status.port, status.lockfile, #status.clients)
+    )
+    return
+  end
+  local failure = host.last_failure()
+  if failure then
+    vim.health.error(
+      "host not running: " .. failure,
+      ready and { ":PiIde log shows what it did; :PiIde restart starts it again" }
+        or { "fix what is reported above, then :PiIde restart" }
+    )
+  elseif host.channel() then
+    vim.health.info("host starting")
+  elseif not ready then
+    vim.health.warn("host not running", { "fix what is reported above, then :PiIde start" })
+  elseif vim.fn.exists("#PiIde") ~= 1 then
+    vim.health.warn("host not running: require('pi-ide').setup() was not called", {
+      'call require("pi-ide").setup({}) in your config (lazy.nvim: `opts = {}`)',
+    })
+  elseif require("pi-ide.config").values.auto_start then
+    vim.health.warn("host not running (stopped)", { ":PiIde start" })
+  else
+    vim.health.warn("host not running (auto_start = false)", { ":PiIde start, or setup({ auto_start = true })" })
   end
 end
 
@@ -59,16 +220,9 @@ function M.check()
     vim.health.error("Neovim 0.10 or newer is required")
   end
   local host = require("pi-ide.host")
-  check_binary(host)
-  check_lock_dir()
-  local status = host.status()
-  if status.running then
-    vim.health.ok(
-      ("host running on 127.0.0.1:%d, lockfile %s, %d client(s)"):format(status.port, status.lockfile, #status.clients)
-    )
-  else
-    vim.health.warn("host not running", { ":PiIde start, or setup({ auto_start = true })" })
-  end
+  local binary_ok = check_binary(host)
+  local lock_dir_ok = check_lock_dir(host)
+  check_host(host, binary_ok and lock_dir_ok)
   vim.health.info("log: " .. host.log_path())
 end
 

@@ -15,10 +15,36 @@ local state = {
   clients = {}, -- id -> { id, kind, name }
   client_count = 0,
   stderr = {}, -- recent stderr lines, shown if the host dies
+  failure = nil, -- why the host last failed to start or died, for :checkhealth
 }
+
+-- Stderr lines kept: the host writes one line when start-up fails.
+local STDERR_LINES = 20
 
 local function build_hint()
   return ("run `cargo build --release --locked` in %s (or :PiIde build)"):format(util.root())
+end
+
+--- The lock directory the host will use and where that choice comes from,
+--- or nil when there is none (no option, no $PI_IDE_LOCK_DIR, no home).
+function M.lock_dir()
+  if config.values.lock_dir then
+    return vim.fn.expand(config.values.lock_dir), "option `lock_dir`"
+  end
+  local env = vim.env.PI_IDE_LOCK_DIR
+  if env and env ~= "" then
+    return env, "$PI_IDE_LOCK_DIR"
+  end
+  local home = uv.os_homedir()
+  if home and home ~= "" then
+    return home .. "/.pi/ide", "default"
+  end
+  return nil
+end
+
+--- Why the host last failed to start or exited on its own, or nil.
+function M.last_failure()
+  return state.failure
 end
 
 --- Path of the host binary, or nil and the reason.
@@ -72,6 +98,15 @@ function M.channel()
   return state.job
 end
 
+local function add_stderr(line)
+  if line ~= "" then
+    table.insert(state.stderr, line)
+    if #state.stderr > STDERR_LINES then
+      table.remove(state.stderr, 1)
+    end
+  end
+end
+
 local function on_exit(_, code)
   local was_stopping = state.stopping
   local lockfile = state.info and state.info.lockfile
@@ -84,10 +119,8 @@ local function on_exit(_, code)
   end
   if not was_stopping and code ~= 0 then
     local detail = #state.stderr > 0 and (":\n" .. table.concat(state.stderr, "\n")) or ""
-    util.notify(
-      ("the host exited with code %d%s\n:PiIde restart starts it again"):format(code, detail),
-      vim.log.levels.ERROR
-    )
+    state.failure = ("the host exited with code %d%s"):format(code, detail)
+    util.notify(state.failure .. "\n:PiIde restart starts it again", vim.log.levels.ERROR)
   end
   util.emit("PiIdeStopped", { code = code })
 end
@@ -99,6 +132,7 @@ function M.start()
   end
   local bin, problem = M.binary()
   if not bin then
+    state.failure = problem
     util.notify(problem, vim.log.levels.ERROR)
     return false
   end
@@ -116,22 +150,30 @@ function M.start()
     config.values.lock_dir and vim.fn.expand(config.values.lock_dir) or "",
   }
   state.stderr = {}
+  local partial = ""
   local ok, job = pcall(vim.fn.jobstart, cmd, {
     rpc = true,
-    on_stderr = function(_, lines)
-      for _, line in ipairs(lines) do
-        if line ~= "" then
-          table.insert(state.stderr, line)
-        end
+    -- Each call's first item continues the previous call's last one (a
+    -- line arrives in pieces: the host's `pi-ide: ` and its error are two
+    -- writes); the last item is unfinished, "" after a newline. { "" } is
+    -- the end of the stream.
+    on_stderr = function(_, data)
+      if #data == 1 and data[1] == "" then
+        add_stderr(partial)
+        partial = ""
+        return
+      end
+      data[1] = partial .. data[1]
+      partial = table.remove(data)
+      for _, line in ipairs(data) do
+        add_stderr(line)
       end
     end,
     on_exit = on_exit,
   })
   if not ok or job <= 0 then
-    util.notify(
-      ("cannot start %s: %s\n%s"):format(bin, ok and job or tostring(job), build_hint()),
-      vim.log.levels.ERROR
-    )
+    state.failure = ("cannot start %s: %s"):format(bin, ok and job or tostring(job))
+    util.notify(("%s\n%s"):format(state.failure, build_hint()), vim.log.levels.ERROR)
     return false
   end
   state.job = job
@@ -169,18 +211,15 @@ end
 function M.on_started(info)
   local wanted = require("pi-ide.seam").VERSION
   if info.seam ~= wanted then
-    util.notify(
-      ("the host binary (seam %s) does not match this Lua code (seam %d): %s"):format(
-        tostring(info.seam),
-        wanted,
-        build_hint()
-      ),
-      vim.log.levels.ERROR
+    state.failure = ("the host binary (seam %s) does not match this Lua code (seam %d)"):format(
+      tostring(info.seam),
+      wanted
     )
+    util.notify(("%s: %s"):format(state.failure, build_hint()), vim.log.levels.ERROR)
     M.stop()
     return false
   end
-  state.info = info
+  state.info, state.failure = info, nil
   util.emit("PiIdeStarted", { port = info.port, lockfile = info.lockfile })
   return true
 end

@@ -5,12 +5,13 @@ use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
 
 mod adversarial;
-
 mod diagnostics;
 mod diff_review;
 mod diffs;
 mod faults;
 mod handshake;
+mod health;
+mod help;
 mod hunk_decisions;
 mod layers;
 mod lifecycle;

@@ -93,6 +93,28 @@ pub fn scratch_dir(name: &str) -> Scratch {
     Scratch(fresh_dir(name))
 }
 
+/// A copy of the plugin's runtime files (`lua/`, `plugin/`, `doc/`) in a
+/// scratch directory, for tests that write next to them (`doc/tags`) or
+/// arrange their own `target/`.
+pub fn plugin_copy(name: &str) -> Scratch {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap().flatten() {
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else if entry.file_name() != "tags" {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+    let scratch = scratch_dir(name);
+    for dir in ["lua", "plugin", "doc"] {
+        copy(&repo_root().join(dir), &scratch.join(dir));
+    }
+    scratch
+}
+
 /// Polls `check` until it returns `Some` or the deadline passes.
 pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
 where
