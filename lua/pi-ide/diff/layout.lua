@@ -51,21 +51,24 @@ local function proposal_winbar(spec, dirty)
   local function key(name, command)
     return on[name] and (keys.display(on[name]) .. "/" .. command) or command
   end
-  local parts = {
+  local decide = {
     ("%s accept"):format(key("accept", ":w")),
     ("%s reject"):format(key("reject", ":q")),
   }
   if on.hunk_accept and on.hunk_reject then
-    parts[#parts + 1] = ("%s/%s hunk"):format(keys.display(on.hunk_accept), keys.display(on.hunk_reject))
+    decide[#decide + 1] = ("%s/%s hunk"):format(keys.display(on.hunk_accept), keys.display(on.hunk_reject))
   end
-  parts[#parts + 1] = ("%s%s"):format(vim.fn.fnamemodify(spec.path, ":~:."), spec.original_exists and "" or " (new)")
-  parts[#parts + 1] = ("%s: %s"):format(spec.client, spec.tab_name)
+  local about = { ("%s%s"):format(vim.fn.fnamemodify(spec.path, ":~:."), spec.original_exists and "" or " (new)") }
   if spec.original_path ~= spec.path then
-    table.insert(parts, #parts, "replaces " .. vim.fn.fnamemodify(spec.original_path, ":~:."))
+    about[#about + 1] = "replaces " .. vim.fn.fnamemodify(spec.original_path, ":~:.")
   end
-  local bar = escape_statusline(table.concat(parts, " · "))
+  about[#about + 1] = ("%s: %s"):format(spec.client, spec.tab_name)
+  -- In a narrow window the keys stay; the rest is cut (`%<`).
+  local bar = escape_statusline(table.concat(decide, " · "))
+    .. " · %<"
+    .. escape_statusline(table.concat(about, " · "))
   if dirty then
-    bar = "%#WarningMsg#⚠ your unsaved edits are not shown%* · " .. bar
+    bar = "%#WarningMsg#⚠ your unsaved edits not shown%* · " .. bar
   end
   return bar
 end
