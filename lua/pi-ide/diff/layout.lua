@@ -78,8 +78,8 @@ end
 --- buffer goes away (false).
 function M.open(spec, entry, decide)
   local host_diff = spec.hunks ~= nil and spec.hunks ~= vim.NIL
-  -- Large files stay plain text: highlighting megabytes would freeze Neovim.
-  local filetype = not host_diff and vim.filetype.match({ filename = spec.path }) or nil
+  -- The large view bounds the highlighting work (hunks.lua).
+  local filetype = vim.filetype.match({ filename = spec.path })
   local label = ("pi-ide://%d/%s"):format(spec.id, vim.fs.basename(spec.path))
   entry.original_buf = make_buffer(label .. " (on disk)", spec.original, filetype)
   vim.bo[entry.original_buf].modifiable = false
@@ -95,7 +95,7 @@ function M.open(spec, entry, decide)
   local right = vim.api.nvim_open_win(entry.proposed_buf, true, { split = "right", win = left })
   local group = vim.api.nvim_create_augroup("PiIdeDiff" .. spec.id, { clear = true })
   if host_diff then
-    require("pi-ide.diff.hunks").render(entry.original_buf, entry.proposed_buf, left, right, spec.hunks, group)
+    require("pi-ide.diff.hunks").open(spec, entry, left, right, group)
   else
     for _, win in ipairs({ left, right }) do
       vim.api.nvim_win_call(win, function()
@@ -104,7 +104,8 @@ function M.open(spec, entry, decide)
     end
   end
   local dirty_buf = util.file_buffer(spec.original_path)
-  vim.wo[left].winbar = spec.original_exists and "on disk" or "new file (empty)"
+  vim.wo[left].winbar = (spec.original_exists and "on disk" or "new file (empty)")
+    .. (host_diff and " · large-file view" or "")
   vim.wo[right].winbar = winbar(spec, dirty_buf and vim.bo[dirty_buf].modified)
 
   vim.api.nvim_create_autocmd("BufWriteCmd", {
