@@ -10,6 +10,7 @@ mod diagnostics;
 mod diffs;
 mod faults;
 mod handshake;
+mod large_view;
 mod layers;
 mod lifecycle;
 mod load;
