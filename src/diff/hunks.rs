@@ -117,6 +117,13 @@ mod tests {
     }
 
     #[test]
+    fn the_larger_side_decides_the_view() {
+        assert!(!is_large(HOST_DIFF_BYTES, HOST_DIFF_BYTES));
+        assert!(is_large(0, HOST_DIFF_BYTES + 1));
+        assert!(is_large(HOST_DIFF_BYTES + 1, 0));
+    }
+
+    #[test]
     fn applying_the_hunks_turns_old_into_new() {
         let old: Vec<String> = (0..5000).map(|i| format!("line {i}")).collect();
         let new: Vec<String> = old

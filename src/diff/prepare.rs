@@ -22,7 +22,7 @@ pub struct Prepared {
     pub hunks: Option<Vec<Hunk>>,
     /// With `hunks`: the words that differ in each hunk's changed lines
     /// (see [`super::words`]).
-    pub words: Option<Vec<Vec<u32>>>,
+    pub words: Option<Vec<u32>>,
 }
 
 /// What Lua's `open_diff` receives.
@@ -137,6 +137,6 @@ mod tests {
         let hunks = spec.hunks.expect("above HOST_DIFF_BYTES the host diffs");
         assert_eq!(hunks.len(), 1);
         assert_eq!((hunks[0].old_start, hunks[0].new_start), (20_000, 20_000));
-        assert_eq!(spec.words.unwrap(), [vec![0, 0, 0, 10, 1, 0, 0, 7]]);
+        assert_eq!(spec.words.unwrap(), [0, 0, 0, 0, 10, 0, 1, 0, 0, 7]);
     }
 }

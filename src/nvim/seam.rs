@@ -103,7 +103,7 @@ pub enum LuaCall {
         id: u64,
         seq: u64,
         hunks: Vec<Hunk>,
-        words: Vec<Vec<u32>>,
+        words: Vec<u32>,
     },
 }
 
@@ -393,7 +393,7 @@ mod tests {
                     new_start: 0,
                     new_len: 1,
                 }]),
-                words: Some(vec![vec![0, 0, 0, 1, 1, 0, 0, 1]]),
+                words: Some(vec![0, 0, 0, 0, 1, 0, 1, 0, 0, 1]),
             },
         };
         let args = LuaCall::OpenDiff(Box::new(view)).into_args().unwrap();
@@ -405,7 +405,7 @@ mod tests {
                 "original": {"lines": ["a"], "eol": true, "crlf": true},
                 "proposed": {"lines": ["b"], "eol": false, "crlf": false},
                 "hunks": [[0, 1, 0, 1]],
-                "words": [[0, 0, 0, 1, 1, 0, 0, 1]],
+                "words": [0, 0, 0, 0, 1, 0, 1, 0, 0, 1],
             })
         );
         let rediffed = LuaCall::DiffHunks {
@@ -417,7 +417,7 @@ mod tests {
                 new_start: 2,
                 new_len: 1,
             }],
-            words: vec![vec![]],
+            words: vec![],
         };
         let args = rediffed.into_args().unwrap();
         assert_eq!(
@@ -426,7 +426,7 @@ mod tests {
                 serde_json::json!(5),
                 serde_json::json!(3),
                 serde_json::json!([[2, 0, 2, 1]]),
-                serde_json::json!([[]])
+                serde_json::json!([])
             ]
         );
         let started = LuaCall::Started(Started {

@@ -18,13 +18,34 @@ local M = {}
 local views = {} -- host diff id -> view
 local by_buf = {} -- buffer -> view
 
--- The hunks arrive as {old_start, old_len, new_start, new_len} (0-based);
--- words as one flat list per hunk (see src/diff/words.rs).
+-- The hunks arrive as {old_start, old_len, new_start, new_len} (0-based).
 local function plain(list)
   if list == nil or list == vim.NIL then
     return {}
   end
   return list
+end
+
+-- Words arrive as one flat list of `hunk, side, row, start, end` (see
+-- src/diff/words.rs); drawing wants one list of `side, row, start, end`
+-- per hunk (1-based like the hunks; false for a hunk without any).
+local function by_hunk(flat, count)
+  local words = {}
+  for i = 1, count do
+    words[i] = false
+  end
+  flat = plain(flat)
+  for i = 1, #flat - 4, 5 do
+    local hunk = flat[i] + 1
+    local list = words[hunk]
+    if not list then
+      list = {}
+      words[hunk] = list
+    end
+    local n = #list
+    list[n + 1], list[n + 2], list[n + 3], list[n + 4] = flat[i + 1], flat[i + 2], flat[i + 3], flat[i + 4]
+  end
+  return words
 end
 
 --- Index of the hunk of `view` under `row` (0-based) of side `s` (1 the
@@ -102,7 +123,7 @@ function M.open(spec, entry, left, right, group)
     left = left,
     right = right,
     hunks = plain(spec.hunks),
-    words = plain(spec.words),
+    words = by_hunk(spec.words, #plain(spec.hunks)),
   }
   views[view.id], by_buf[view.original_buf], by_buf[view.proposed_buf] = view, view, view
   -- Removes hunk `i` and its marks: its change was just undone.
@@ -141,7 +162,8 @@ function M.on_hunks(id, seq, hunks, words)
     return
   end
   local previous = view.hunks
-  draw.replace(view, plain(hunks), plain(words), function()
+  hunks = plain(hunks)
+  draw.replace(view, hunks, by_hunk(words, #hunks), function()
     folds.update(view, previous)
   end)
 end

@@ -9,7 +9,8 @@ local M = {}
 
 --- Bounds the highlighting work of `buf`, whose filetype is set.
 function M.bound(buf)
-  if vim.treesitter.highlighter.active[buf] then
+  local highlighter = package.loaded["vim.treesitter.highlighter"]
+  if highlighter and highlighter.active[buf] then
     vim.treesitter.stop(buf)
   end
   if vim.bo[buf].syntax == "" and vim.bo[buf].filetype ~= "" then
