@@ -26,6 +26,7 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
                 });
             }
         }
+        EditorEvent::DiffEdited(edit) => state.diff_edited(edit),
         EditorEvent::Suggest(request) => suggest::start(state, request),
         EditorEvent::SuggestCancel(token) => suggest::cancel(state, token),
         EditorEvent::ListModels => {

@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::config::Config;
 use crate::diagnostics::Mirror;
+use crate::diff::live::LiveDiffs;
 use crate::diff::pending::{DiffOutcome, PendingDiffs};
 use crate::lockfile::{self, LockInfo, Lockfile};
 use crate::nvim::editor::Editor;
@@ -64,6 +65,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     let state = Arc::new(State {
         clients: Clients::default(),
         diffs: PendingDiffs::default(),
+        live_diffs: LiveDiffs::default(),
         outgoing: Outgoing::default(),
         diagnostics,
         editor: Editor::new(nvim),

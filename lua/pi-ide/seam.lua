@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 2
+M.VERSION = 3
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -43,6 +43,10 @@ M.calls = {
   models = function(result, err)
     require("pi-ide.suggest.models").on_models(result, err)
   end,
+  -- Large diff `id` re-diffed after edit `seq`: its new hunks and words.
+  diff_hunks = function(id, seq, hunks, words)
+    require("pi-ide.diff.hunks").on_hunks(id, seq, hunks, words)
+  end,
 }
 
 --- Runs the seam call `name`; the host's only way into Lua.
@@ -65,6 +69,7 @@ M.EVENTS = {
   "stop", -- clean up and exit
   "diagnostics_pending", -- diagnostics changed; the update follows shortly
   "diagnostics", -- files: the diagnostics of each changed buffer
+  "diff_edited", -- id, seq, side, first, last, lines: a side of a large diff changed
 }
 
 local known = {}

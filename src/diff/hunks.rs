@@ -5,11 +5,17 @@ use std::time::{Duration, Instant};
 
 use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
 
-/// Above this many bytes (both sides together) a diff is computed here and
-/// Lua draws it; below, Neovim's diff mode is fast and richer.
-pub const HOST_DIFF_BYTES: usize = 256 * 1024;
+/// When the larger side has more bytes than this, a diff is computed here
+/// and Lua draws it (the large-file view); up to it, Neovim's diff mode is
+/// instant. Measured with `cargo bench --bench figures -- diff_mode`.
+pub const HOST_DIFF_BYTES: usize = 192 * 1024;
 /// A diff that takes longer comes out coarser rather than later.
 pub const DEADLINE: Duration = Duration::from_secs(2);
+
+/// Whether a diff of sides this large (bytes) goes to the large-file view.
+pub fn is_large(old_bytes: usize, new_bytes: usize) -> bool {
+    old_bytes.max(new_bytes) > HOST_DIFF_BYTES
+}
 
 /// Lines `old_start..old_start + old_len` became `new_start..new_start + new_len`
 /// (0-based).
@@ -108,6 +114,13 @@ mod tests {
                 new_len: 7
             }]
         );
+    }
+
+    #[test]
+    fn the_larger_side_decides_the_view() {
+        assert!(!is_large(HOST_DIFF_BYTES, HOST_DIFF_BYTES));
+        assert!(is_large(0, HOST_DIFF_BYTES + 1));
+        assert!(is_large(HOST_DIFF_BYTES + 1, 0));
     }
 
     #[test]

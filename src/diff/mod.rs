@@ -4,8 +4,12 @@
 //! * [`prepare`] – reads the file and builds what Lua draws.
 //! * [`text`]    – lines that join back to the exact text.
 //! * [`hunks`]   – line diffs of large files, computed here.
+//! * [`words`]   – the words that differ inside changed lines.
+//! * [`live`]    – the sides of open large diffs, re-diffed after edits.
 
 pub mod hunks;
+pub mod live;
 pub mod pending;
 pub mod prepare;
 pub mod text;
+pub mod words;

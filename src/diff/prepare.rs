@@ -6,8 +6,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::hunks::{DEADLINE, HOST_DIFF_BYTES, Hunk, hunks};
+use super::hunks::{DEADLINE, Hunk, hunks, is_large};
 use super::text::Lines;
+use super::words::words;
 
 /// Both sides of a diff, ready to show.
 #[derive(Debug, Serialize)]
@@ -19,6 +20,9 @@ pub struct Prepared {
     /// For large files: the changed regions, drawn by Lua instead of
     /// Neovim's diff mode.
     pub hunks: Option<Vec<Hunk>>,
+    /// With `hunks`: the words that differ in each hunk's changed lines
+    /// (see [`super::words`]).
+    pub words: Option<Vec<u32>>,
 }
 
 /// What Lua's `open_diff` receives.
@@ -58,25 +62,29 @@ pub async fn prepare(
     }
     let original = Lines::split(&original);
     let proposed = Lines::split(new_file_contents);
-    if original_len(&original) + new_file_contents.len() <= HOST_DIFF_BYTES {
+    if !is_large(original_len(&original), new_file_contents.len()) {
         return Ok(Prepared {
             original,
             original_exists,
             proposed,
             hunks: None,
+            words: None,
         });
     }
     let diffed = tokio::task::spawn_blocking(move || {
         let found = hunks(&original.lines, &proposed.lines, DEADLINE);
-        (original, proposed, found)
+        let changed = words(&original.lines, &proposed.lines, &found);
+        (original, proposed, found, changed)
     })
     .await;
-    let (original, proposed, found) = diffed.map_err(|e| format!("diffing failed: {e}"))?;
+    let (original, proposed, found, changed) =
+        diffed.map_err(|e| format!("diffing failed: {e}"))?;
     Ok(Prepared {
         original,
         original_exists,
         proposed,
         hunks: Some(found),
+        words: Some(changed),
     })
 }
 
@@ -129,5 +137,6 @@ mod tests {
         let hunks = spec.hunks.expect("above HOST_DIFF_BYTES the host diffs");
         assert_eq!(hunks.len(), 1);
         assert_eq!((hunks[0].old_start, hunks[0].new_start), (20_000, 20_000));
+        assert_eq!(spec.words.unwrap(), [0, 0, 0, 0, 10, 0, 1, 0, 0, 7]);
     }
 }

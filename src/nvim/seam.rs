@@ -13,6 +13,7 @@
 //! | `positions`   | –                       | a client initialized: current context      |
 //! | `suggestions` | token, list?, error?    | suggestions (or an error) for token        |
 //! | `models`      | result?, error?         | the answer to `listSuggestionModels`       |
+//! | `diff_hunks`  | id, seq, hunks, words   | large diff `id` re-diffed up to edit `seq` |
 //!
 //! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
 //! | event                 | args                  | meaning                                  |
@@ -26,6 +27,7 @@
 //! | `stop`                | –                     | `:PiIde stop`: clean up and exit         |
 //! | `diagnostics_pending` | –                     | diagnostics changed; the data follows    |
 //! | `diagnostics`         | files                 | diagnostics of the buffers that changed  |
+//! | `diff_edited`         | id, seq, side, first, last, lines | a side of large diff `id` changed: lines `first..last` (0-based, as last sent) are now `lines` |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with
@@ -37,12 +39,14 @@ use serde_json::Value as Json;
 
 use super::convert::{from_json, to_json};
 use crate::diagnostics::BufferDiagnostics;
+use crate::diff::hunks::Hunk;
+use crate::diff::live::{Edit, Side};
 use crate::diff::prepare::DiffView;
 use crate::selection::Positions;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 2;
+pub const SEAM_VERSION: u64 = 3;
 
 /// What the host reports once agents can find it.
 #[derive(Debug, Serialize)]
@@ -98,6 +102,13 @@ pub enum LuaCall {
         outcome: Result<Vec<String>, String>,
     },
     Models(Result<Json, Json>),
+    /// New hunks of large diff `id` after Lua's edit `seq`.
+    DiffHunks {
+        id: u64,
+        seq: u64,
+        hunks: Vec<Hunk>,
+        words: Vec<u32>,
+    },
 }
 
 impl LuaCall {
@@ -110,6 +121,7 @@ impl LuaCall {
         "positions",
         "suggestions",
         "models",
+        "diff_hunks",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -121,6 +133,7 @@ impl LuaCall {
             LuaCall::Positions => "positions",
             LuaCall::Suggestions { .. } => "suggestions",
             LuaCall::Models(_) => "models",
+            LuaCall::DiffHunks { .. } => "diff_hunks",
         }
     }
 
@@ -141,6 +154,17 @@ impl LuaCall {
             },
             LuaCall::Models(Ok(result)) => vec![from_json(&result), Value::Nil],
             LuaCall::Models(Err(error)) => vec![Value::Nil, from_json(&error)],
+            LuaCall::DiffHunks {
+                id,
+                seq,
+                hunks,
+                words,
+            } => vec![
+                Value::from(id),
+                Value::from(seq),
+                msgpack(&hunks)?,
+                msgpack(&words)?,
+            ],
         };
         args.extend(payload);
         Ok(args)
@@ -197,6 +221,7 @@ pub enum EditorEvent {
     Stop,
     DiagnosticsPending,
     Diagnostics(Vec<BufferDiagnostics>),
+    DiffEdited(Edit),
 }
 
 impl EditorEvent {
@@ -211,6 +236,7 @@ impl EditorEvent {
         "stop",
         "diagnostics_pending",
         "diagnostics",
+        "diff_edited",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -237,6 +263,31 @@ impl EditorEvent {
                 Json::Object(map) if map.is_empty() => Some(EditorEvent::Diagnostics(vec![])),
                 files => typed(files).map(EditorEvent::Diagnostics),
             },
+            "diff_edited" => {
+                let number = |at: usize| args.get(at)?.as_u64();
+                let side = match args.get(2)?.as_str()? {
+                    "original" => Side::Original,
+                    "proposed" => Side::Proposed,
+                    _ => return None,
+                };
+                let lines = match args.get(5)? {
+                    Value::Array(lines) => lines
+                        .iter()
+                        .map(|l| l.as_str().map(str::to_owned))
+                        .collect::<Option<Vec<_>>>()?,
+                    // Lua sends an empty list as an empty map.
+                    Value::Map(map) if map.is_empty() => vec![],
+                    _ => return None,
+                };
+                Some(EditorEvent::DiffEdited(Edit {
+                    id: number(0)?,
+                    seq: number(1)?,
+                    side,
+                    first: number(3)? as usize,
+                    last: number(4)? as usize,
+                    lines,
+                }))
+            }
             _ => None,
         }
     }
@@ -288,6 +339,12 @@ mod tests {
                 outcome: Err("no".into()),
             },
             LuaCall::Models(Ok(serde_json::json!({"models": []}))),
+            LuaCall::DiffHunks {
+                id: 1,
+                seq: 2,
+                hunks: vec![],
+                words: vec![],
+            },
         ];
         for call in calls {
             let name = call.name();
@@ -345,6 +402,7 @@ mod tests {
                     new_start: 0,
                     new_len: 1,
                 }]),
+                words: Some(vec![0, 0, 0, 0, 1, 0, 1, 0, 0, 1]),
             },
         };
         let args = LuaCall::OpenDiff(Box::new(view)).into_args().unwrap();
@@ -356,7 +414,29 @@ mod tests {
                 "original": {"lines": ["a"], "eol": true, "crlf": true},
                 "proposed": {"lines": ["b"], "eol": false, "crlf": false},
                 "hunks": [[0, 1, 0, 1]],
+                "words": [0, 0, 0, 0, 1, 0, 1, 0, 0, 1],
             })
+        );
+        let rediffed = LuaCall::DiffHunks {
+            id: 5,
+            seq: 3,
+            hunks: vec![Hunk {
+                old_start: 2,
+                old_len: 0,
+                new_start: 2,
+                new_len: 1,
+            }],
+            words: vec![],
+        };
+        let args = rediffed.into_args().unwrap();
+        assert_eq!(
+            args.iter().skip(1).map(to_json).collect::<Vec<_>>(),
+            [
+                serde_json::json!(5),
+                serde_json::json!(3),
+                serde_json::json!([[2, 0, 2, 1]]),
+                serde_json::json!([])
+            ]
         );
         let started = LuaCall::Started(Started {
             version: "1",
@@ -415,6 +495,35 @@ mod tests {
         assert!(
             matches!(EditorEvent::parse("diagnostics", &[Value::Map(vec![])]), Some(EditorEvent::Diagnostics(f)) if f.is_empty())
         );
+        let edited = EditorEvent::parse(
+            "diff_edited",
+            &[
+                Value::from(4),
+                Value::from(7),
+                Value::from("proposed"),
+                Value::from(10),
+                Value::from(12),
+                Value::Array(vec![Value::from("x")]),
+            ],
+        );
+        assert!(matches!(
+            edited,
+            Some(EditorEvent::DiffEdited(Edit { id: 4, seq: 7, side: Side::Proposed, first: 10, last: 12, ref lines })) if lines == &["x"]
+        ));
+        let deleted = EditorEvent::parse(
+            "diff_edited",
+            &[
+                Value::from(4),
+                Value::from(8),
+                Value::from("original"),
+                Value::from(0),
+                Value::from(1),
+                Value::Map(vec![]),
+            ],
+        );
+        assert!(
+            matches!(deleted, Some(EditorEvent::DiffEdited(Edit { side: Side::Original, ref lines, .. })) if lines.is_empty())
+        );
         for name in EditorEvent::NAMES {
             let parsed = EditorEvent::parse(name, &[]);
             let needs_args = !matches!(*name, "list_models" | "stop" | "diagnostics_pending");
@@ -430,6 +539,17 @@ mod tests {
             ("selection", vec![Value::from(1)]),
             ("diagnostics", vec![Value::from("x")]),
             ("cwd", vec![]),
+            (
+                "diff_edited",
+                vec![
+                    Value::from(1),
+                    Value::from(1),
+                    Value::from("left"),
+                    Value::from(0),
+                    Value::from(0),
+                    Value::Array(vec![]),
+                ],
+            ),
             ("bogus", vec![]),
         ] {
             assert!(EditorEvent::parse(name, &args).is_none(), "{name}");

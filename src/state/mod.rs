@@ -4,9 +4,11 @@
 //!
 //! * [`clients`]  – connected clients and their outboxes.
 //! * [`outgoing`] – requests sent to agents, waiting for answers.
+//! * [`rediff`]   – re-diffing large diffs after edits, off the UI thread.
 
 pub mod clients;
 pub mod outgoing;
+pub mod rediff;
 
 use std::sync::Arc;
 
@@ -14,6 +16,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::client::{ClientId, ClientKind};
 use crate::diagnostics::Mirror;
+use crate::diff::live::LiveDiffs;
 use crate::diff::pending::{DiffOutcome, PendingDiff, PendingDiffs};
 use crate::diff::prepare::{DiffView, Prepared};
 use crate::jsonrpc;
@@ -27,6 +30,8 @@ use outgoing::Outgoing;
 pub struct State {
     pub clients: Clients,
     pub diffs: PendingDiffs,
+    /// Both sides of each open large diff, for re-diffing after edits.
+    pub live_diffs: LiveDiffs,
     /// Requests we sent to agents, waiting for answers.
     pub outgoing: Outgoing,
     /// What `getDiagnostics` answers from; Neovim's handler feeds it.
@@ -109,6 +114,11 @@ impl State {
                 DiffOutcome::rejected("replaced by a newer openDiff with the same tab_name"),
             );
         }
+        if sides.hunks.is_some() {
+            let (original, proposed) = (&sides.original.lines, &sides.proposed.lines);
+            self.live_diffs
+                .insert(begun.id, original.clone(), proposed.clone());
+        }
         let view = DiffView {
             id: begun.id,
             tab_name: target.tab_name,
@@ -124,10 +134,12 @@ impl State {
                 "Neovim could not show the diff: {error}"
             )));
         }
-        begun
+        let outcome = begun
             .answer
             .await
-            .unwrap_or_else(|_| DiffOutcome::rejected("the diff was dropped"))
+            .unwrap_or_else(|_| DiffOutcome::rejected("the diff was dropped"));
+        self.live_diffs.remove(begun.id);
+        outcome
     }
 
     /// Sends the current editor context to one client (right after `initialize`).

@@ -260,6 +260,99 @@ async fn open_diff() {
     }
 }
 
+/// Neovim's own diff mode, without the plugin: how long the main loop is
+/// blocked while `:diffthis` compares two buffers of `bytes` each and a UI
+/// redraws them, and when one line of one side changes (diff mode re-diffs
+/// the whole file). Timed around the synchronous work (the stall probe
+/// cannot see a single blocking call) and by the probe after it. Where these stop being instant is where the large view
+/// starts (`HOST_DIFF_BYTES`).
+pub async fn diff_mode() {
+    let session = Session::spawn().await;
+    // A UI, so Neovim redraws (and so computes the diff) as a terminal would.
+    let opts = nvim_rs::Value::Map(vec![
+        ("rgb".into(), false.into()),
+        ("ext_linegrid".into(), true.into()),
+    ]);
+    session
+        .nvim
+        .call("nvim_ui_attach", vec![120.into(), 40.into(), opts])
+        .await
+        .expect("attach a UI")
+        .expect("attach a UI");
+    session.exec(STALL_PROBE).await;
+    let sizes = [
+        ("128KB", 128 << 10),
+        ("192KB", 192 << 10),
+        ("256KB", 256 << 10),
+        ("512KB", 512 << 10),
+        ("1MB", 1 << 20),
+    ];
+    for ((size, bytes), dense) in sizes
+        .iter()
+        .flat_map(|size| [(*size, false), (*size, true)])
+    {
+        let label = format!("{size}_{}", if dense { "dense" } else { "sparse" });
+        let (original, proposal) = proposal_of(bytes, dense);
+        let lines = |text: &str| json!(text.lines().collect::<Vec<_>>());
+        let (mut open, mut edit) = (vec![], vec![]);
+        for _ in 0..RUNS {
+            session.exec("_G.stall.max = 0").await;
+            let took = session
+                .lua_with(
+                    "local old, new = ...
+                     local t0 = vim.uv.hrtime()
+                     vim.cmd('tabnew')
+                     local left = vim.api.nvim_get_current_buf()
+                     vim.bo[left].buftype = 'nofile'
+                     vim.api.nvim_buf_set_lines(left, 0, -1, false, old)
+                     vim.cmd('vnew')
+                     vim.bo.buftype = 'nofile'
+                     vim.api.nvim_buf_set_lines(0, 0, -1, false, new)
+                     vim.cmd('windo diffthis')
+                     vim.cmd('redraw')
+                     return vim.uv.hrtime() - t0",
+                    vec![lines(&original), lines(&proposal)],
+                )
+                .await;
+            open.push(blocked(took).max(settled_stall(&session).await));
+            session.exec("_G.stall.max = 0").await;
+            let took = session
+                .lua(
+                    "local t0 = vim.uv.hrtime()
+                     local middle = math.floor(vim.api.nvim_buf_line_count(0) / 2)
+                     vim.api.nvim_buf_set_lines(0, middle, middle + 1, false, { 'edited' })
+                     vim.cmd('redraw')
+                     return vim.uv.hrtime() - t0",
+                )
+                .await;
+            edit.push(blocked(took).max(settled_stall(&session).await));
+            session
+                .exec("vim.cmd('windo bwipe!'); vim.cmd('silent! tabclose')")
+                .await;
+        }
+        report(&format!("diff_mode_{label}_open_stall"), median(open), "ms");
+        report(&format!("diff_mode_{label}_edit_stall"), median(edit), "ms");
+    }
+}
+
+/// Nanoseconds from Lua, in milliseconds.
+fn blocked(ns: serde_json::Value) -> f64 {
+    ns.as_f64().unwrap() / 1e6
+}
+
+/// The probe's longest stall once Neovim has redrawn and gone quiet.
+async fn settled_stall(session: &Session) -> f64 {
+    let mut last = -1.0;
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let stall = session.lua("return _G.stall.max").await.as_f64().unwrap() / 1e6;
+        if stall == last {
+            return stall;
+        }
+        last = stall;
+    }
+}
+
 async fn memory_under_load() {
     let session = crate::load_driver::session().await;
     let host = crate::load_driver::host_pid(&session).await;

@@ -2,7 +2,7 @@
 //! per figure, `name: value unit`, each the median of repeated runs.
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
-//! (or `suggest`, `diagnostics`, `diff_memory`) to run one group.
+//! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`) to run one group.
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
@@ -40,6 +40,9 @@ async fn main() {
     let runs = |group: &str| wanted.is_empty() || wanted.iter().any(|w| group.contains(w.as_str()));
     if runs("editor") {
         editor::run().await;
+    }
+    if runs("diff_mode") {
+        editor::diff_mode().await;
     }
     if runs("diff_memory") {
         editor::memory_after_large_diffs().await;

@@ -93,3 +93,61 @@ async fn hunk_keys_work_from_the_on_disk_window_too() {
     keys_at(&session, 4, "ga").await;
     assert_eq!(texts(&agent.response(&id).await), ["FILE_SAVED", PROPOSAL]);
 }
+
+#[tokio::test]
+async fn hunks_are_decided_in_the_large_view_too() {
+    let session = Session::start().await;
+    let disk: String = (0..30_000).map(|i| format!("line {i}\n")).collect();
+    let proposal = disk.replacen("line 100\n", "CHANGED 100\n", 1).replacen(
+        "line 20000\n",
+        "CHANGED 20000\n",
+        1,
+    );
+    let path = session.write_file("large.txt", &disk);
+    let mut agent = session.connect().await;
+    let id = agent.open_diff(&path, &proposal, "large-hunks").await;
+    session.wait_diffs(1).await;
+    assert!(
+        session
+            .lua("return vim.wo[vim.fn.win_getid(1)].winbar")
+            .await
+            .as_str()
+            .unwrap()
+            .contains("large-file view")
+    );
+    keys_at(&session, 101, "ga").await;
+    keys_at(&session, 20_001, "gr").await;
+    let reply = agent.response(&id).await;
+    assert_eq!(texts(&reply)[0], "FILE_SAVED");
+    assert_eq!(
+        texts(&reply)[1],
+        disk.replacen("line 100\n", "CHANGED 100\n", 1)
+    );
+}
+
+#[tokio::test]
+async fn a_large_view_comes_back_whole_after_its_proposal_was_hidden() {
+    let session = Session::start().await;
+    let disk: String = (0..30_000).map(|i| format!("line {i}\n")).collect();
+    let path = session.write_file("large.txt", &disk);
+    let mut agent = session.connect().await;
+    let id = agent
+        .open_diff(
+            &path,
+            &disk.replacen("line 5\n", "five\n", 1),
+            "hidden-large",
+        )
+        .await;
+    session.wait_diffs(1).await;
+    session.exec("vim.cmd.enew()").await;
+    session.exec("vim.cmd('PiIde diff hidden-large')").await;
+    let windows = session
+        .lua("return vim.tbl_map(function(w) return { vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)), vim.wo[w].wrap } end, vim.api.nvim_tabpage_list_wins(0))")
+        .await;
+    let windows = windows.as_array().unwrap();
+    assert_eq!(windows.len(), 2, "{windows:?}");
+    assert!(windows[1][0].as_str().unwrap().contains("(proposed"));
+    assert_eq!(windows[1][1], false, "the large view's options are back");
+    session.exec("vim.cmd('write')").await;
+    assert_eq!(texts(&agent.response(&id).await)[0], "FILE_SAVED");
+}

@@ -13,6 +13,7 @@ mod handshake;
 mod health;
 mod help;
 mod hunk_decisions;
+mod large_view;
 mod layers;
 mod lifecycle;
 mod load;

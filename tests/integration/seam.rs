@@ -55,6 +55,7 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["positions"]),
         json!(["suggestions", 1, ["x"], null]),
         json!(["models", {"models": [], "current": null}, null]),
+        json!(["diff_hunks", 1, 1, [[0, 1, 0, 1]], [0, 1, 0, 0, 1]]),
         json!(["client", "disconnected", {"id": 1, "kind": "pi", "name": "pi"}]),
     ];
     let mut called = vec![];

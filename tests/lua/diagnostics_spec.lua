@@ -187,7 +187,10 @@ describe("diagnostics", function()
     one_error(a, "a")
     one_error(b, "b")
     settle()
-    require("pi-ide.seam").call("started", { seam = 2, port = 1, lockfile = "/nonexistent", pid = 1, version = "0" })
+    require("pi-ide.seam").call(
+      "started",
+      { seam = require("pi-ide.seam").VERSION, port = 1, lockfile = "/nonexistent", pid = 1, version = "0" }
+    )
     expect(count("diagnostics")):equals(1)
     local have, got = {}, {}
     for _, d in ipairs(vim.diagnostic.get()) do
@@ -201,7 +204,10 @@ describe("diagnostics", function()
 
     vim.diagnostic.reset()
     settle()
-    require("pi-ide.seam").call("started", { seam = 2, port = 1, lockfile = "/nonexistent", pid = 1, version = "0" })
+    require("pi-ide.seam").call(
+      "started",
+      { seam = require("pi-ide.seam").VERSION, port = 1, lockfile = "/nonexistent", pid = 1, version = "0" }
+    )
     -- The host waits for its first snapshot, so even none is sent.
     expect(sent):equals({ { event = "diagnostics", args = { {} } } })
   end)

@@ -9,9 +9,13 @@ local M = {}
 -- `{a_start, a_count, b_start, b_count}` (1-based, vim.diff's "indices";
 -- a count of 0 means "after line start") for the two buffers as they are.
 local function hunks(entry)
-  local large = require("pi-ide.diff.hunks")
-  if entry.host_hunks and large.current_hunks then
-    return large.current_hunks(entry)
+  if entry.host_hunks then
+    -- The large view's hunks are 0-based; a side without lines starts
+    -- before its row, which in vim.diff's terms is after the row above.
+    local list = require("pi-ide.diff.hunks").hunks(entry.proposed_buf) or {}
+    return vim.tbl_map(function(h)
+      return { h[1] + (h[2] > 0 and 1 or 0), h[2], h[3] + (h[4] > 0 and 1 or 0), h[4] }
+    end, list)
   end
   local function text(buf)
     return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") .. "\n"

@@ -1,161 +1,188 @@
--- Draws a diff the host computed (large files), instead of Neovim's diff
--- mode: changed lines highlighted, filler lines where one side has fewer,
--- the two windows scrolled together, ]c / [c between hunks. Drawing is
--- spread over short steps so the UI never freezes.
+-- The large-file view: a diff the host computed, drawn without Neovim's
+-- diff mode (which stalls the UI on large files). It aims to behave like
+-- diff mode: changed lines and words highlighted (colours that show in 256
+-- colours too), filler lines, the windows' cursors and scrolling bound,
+-- folds of unchanged text, ]c / [c, do / dp, syntax highlighting, and the
+-- proposal re-diffed by the host as it is edited. The parts live in
+-- large/; this file keeps the open views and the functions others call.
+local draw = require("pi-ide.diff.large.draw")
+local edits = require("pi-ide.diff.large.edits")
+local folds = require("pi-ide.diff.large.folds")
+local hl = require("pi-ide.diff.large.highlight")
+local keys = require("pi-ide.diff.large.keys")
+local sync = require("pi-ide.diff.large.sync")
+local syntax = require("pi-ide.diff.large.syntax")
+
 local M = {}
 
-local ns = vim.api.nvim_create_namespace("pi-ide-hunks")
+local views = {} -- host diff id -> view
+local by_buf = {} -- buffer -> view
 
--- Hunks drawn per step of the main loop.
-local STEP = 400
-local FILLER = { { string.rep("-", 240), "DiffDelete" } }
+-- The hunks arrive as {old_start, old_len, new_start, new_len} (0-based).
+local function plain(list)
+  if list == nil or list == vim.NIL then
+    return {}
+  end
+  return list
+end
 
-local function fillers(count)
-  local lines = {}
+-- Words arrive as one flat list of `hunk, side, row, start, end` (see
+-- src/diff/words.rs); drawing wants one list of `side, row, start, end`
+-- per hunk (1-based like the hunks; false for a hunk without any).
+local function by_hunk(flat, count)
+  local words = {}
   for i = 1, count do
-    lines[i] = FILLER
+    words[i] = false
   end
-  return lines
-end
-
--- Highlights `len` lines from `start`: the first `changed` as DiffChange,
--- the rest as `rest_group`; adds `missing` filler lines after them.
-local function mark(buf, start, len, changed, rest_group, missing)
-  if changed > 0 then
-    vim.api.nvim_buf_set_extmark(
-      buf,
-      ns,
-      start,
-      0,
-      { end_row = start + changed, hl_group = "DiffChange", hl_eol = true }
-    )
-  end
-  if len > changed then
-    vim.api.nvim_buf_set_extmark(
-      buf,
-      ns,
-      start + changed,
-      0,
-      { end_row = start + len, hl_group = rest_group, hl_eol = true }
-    )
-  end
-  if missing > 0 then
-    local last = start + len - 1
-    if last >= 0 then
-      vim.api.nvim_buf_set_extmark(buf, ns, last, 0, { virt_lines = fillers(missing) })
-    else
-      vim.api.nvim_buf_set_extmark(buf, ns, 0, 0, { virt_lines = fillers(missing), virt_lines_above = true })
+  flat = plain(flat)
+  for i = 1, #flat - 4, 5 do
+    local hunk = flat[i] + 1
+    local list = words[hunk]
+    if not list then
+      list = {}
+      words[hunk] = list
     end
+    local n = #list
+    list[n + 1], list[n + 2], list[n + 3], list[n + 4] = flat[i + 1], flat[i + 2], flat[i + 3], flat[i + 4]
   end
+  return words
 end
 
---- The line on the other side that corresponds to `line` (0-based);
---- `from` is 1 for the original side, 3 for the proposed one.
-local function corresponding(hunks, line, from)
-  local to = from == 1 and 3 or 1
+--- Index of the hunk of `view` under `row` (0-based) of side `s` (1 the
+--- original, 3 the proposal): the hunk whose lines hold the row or, for a
+--- hunk with no lines on that side, whose filler lines touch it.
+local function index_at(view, s, row)
+  local hunks = view.hunks
   local lo, hi, found = 1, #hunks, nil
   while lo <= hi do
     local mid = math.floor((lo + hi) / 2)
-    if hunks[mid][from] <= line then
+    if hunks[mid][s] <= row + 1 then
       found, lo = mid, mid + 1
     else
       hi = mid - 1
     end
   end
-  if not found then
-    return line
+  for i = found or 0, math.max((found or 0) - 1, 1), -1 do
+    local h = hunks[i]
+    if h[s + 1] > 0 and h[s] <= row and row < h[s] + h[s + 1] then
+      return i
+    end
+    if h[s + 1] == 0 and (row == h[s] or row == h[s] - 1) then
+      return i
+    end
   end
-  local h = hunks[found]
-  local offset = line - h[from]
-  if offset < h[from + 1] then
-    return h[to] + math.min(offset, math.max(h[to + 1] - 1, 0))
-  end
-  return line - (h[from] + h[from + 1]) + (h[to] + h[to + 1])
+  return nil
 end
 
-local function sync_scrolling(left, right, hunks, group)
-  -- The topline each window was just given, so its own WinScrolled is not
-  -- echoed back (the mapping inside a hunk is not exactly invertible).
-  local placed = {}
-  local function follow(source, target, side)
-    local top = vim.api.nvim_win_call(source, vim.fn.winsaveview).topline
-    if placed[source] == top then
-      placed[source] = nil
-      return
-    end
-    if not vim.api.nvim_win_is_valid(target) then
-      return
-    end
-    local other = corresponding(hunks, top - 1, side) + 1
-    placed[target] = other
-    vim.api.nvim_win_call(target, function()
-      vim.fn.winrestview({ topline = other })
-    end)
+--- The hunk under line `line` (0-based) of `buf`, a large view's proposal
+--- (or on-disk) buffer, as currently drawn: `{old_start, old_len,
+--- new_start, new_len}`, 0-based. Nil when the line is unchanged or `buf`
+--- is no large view's.
+function M.hunk_at(buf, line)
+  local view = by_buf[buf]
+  if not view then
+    return nil
   end
-  vim.api.nvim_create_autocmd("WinScrolled", {
-    group = group,
-    callback = function()
-      -- One event covers every window that scrolled since the last redraw.
-      for _, pair in ipairs({ { left, right, 1 }, { right, left, 3 } }) do
-        local scrolled = vim.v.event[tostring(pair[1])]
-        if scrolled and scrolled.topline ~= 0 and vim.api.nvim_win_is_valid(pair[1]) then
-          follow(pair[1], pair[2], pair[3])
-        end
-      end
-    end,
-  })
+  local i = index_at(view, buf == view.proposed_buf and 3 or 1, line)
+  if not i then
+    return nil
+  end
+  local h = view.hunks[i]
+  return { h[1], h[2], h[3], h[4] }
 end
 
-local function jump_keys(buf, hunks, side)
-  local function jump(forward)
-    local row = vim.api.nvim_win_get_cursor(0)[1] - 1
-    local target
-    for i = forward and 1 or #hunks, forward and #hunks or 1, forward and 1 or -1 do
-      local start = hunks[i][side]
-      if (forward and start > row) or (not forward and start < row) then
-        target = start
-        break
-      end
-    end
-    if target then
-      vim.api.nvim_win_set_cursor(0, { math.min(target + 1, vim.api.nvim_buf_line_count(buf)), 0 })
-    end
+--- Every hunk of the view of `buf` as currently drawn (copies).
+function M.hunks(buf)
+  local view = by_buf[buf]
+  if not view then
+    return nil
   end
-  vim.keymap.set("n", "]c", function()
-    jump(true)
-  end, { buffer = buf, desc = "pi-ide: next change" })
-  vim.keymap.set("n", "[c", function()
-    jump(false)
-  end, { buffer = buf, desc = "pi-ide: previous change" })
+  return vim.tbl_map(function(h)
+    return { h[1], h[2], h[3], h[4] }
+  end, view.hunks)
 end
 
---- Draws `hunks` ({old_start, old_len, new_start, new_len}, 0-based) into
---- the original and proposed buffers shown in `left` and `right`.
-function M.render(original_buf, proposed_buf, left, right, hunks, group)
-  for _, win in ipairs({ left, right }) do
-    vim.wo[win].scrollbind, vim.wo[win].cursorbind, vim.wo[win].foldenable = false, false, false
+-- Window options of the large view, as diff mode sets them.
+local function dress(view)
+  for _, win in ipairs({ view.left, view.right }) do
+    local wo = vim.wo[win]
+    wo.scrollbind, wo.cursorbind, wo.wrap = false, false, false
+    wo.foldmethod, wo.foldenable, wo.foldlevel, wo.foldcolumn = "manual", true, 0, "0"
   end
-  sync_scrolling(left, right, hunks, group)
-  jump_keys(original_buf, hunks, 1)
-  jump_keys(proposed_buf, hunks, 3)
-  local next_hunk = 1
-  local function step()
-    if not (vim.api.nvim_buf_is_valid(original_buf) and vim.api.nvim_buf_is_valid(proposed_buf)) then
-      return
-    end
-    local last = math.min(#hunks, next_hunk + STEP - 1)
-    for i = next_hunk, last do
-      local old_start, old_len, new_start, new_len = unpack(hunks[i])
-      local changed = math.min(old_len, new_len)
-      mark(original_buf, old_start, old_len, changed, "DiffDelete", new_len - old_len)
-      mark(proposed_buf, new_start, new_len, changed, "DiffAdd", old_len - new_len)
-    end
-    next_hunk = last + 1
-    if next_hunk <= #hunks then
-      vim.schedule(step)
-    end
+end
+
+local function close(view)
+  if view.closed then
+    return
   end
-  step()
+  view.closed = true
+  edits.detach(view)
+  views[view.id] = nil
+  by_buf[view.original_buf], by_buf[view.proposed_buf] = nil, nil
+end
+
+--- Shows diff `spec` (its `hunks` computed by the host) in `left` (on
+--- disk) and `right` (proposal), whose buffers `entry` holds.
+function M.open(spec, entry, left, right, group)
+  hl.setup()
+  local view = {
+    id = spec.id,
+    original_buf = entry.original_buf,
+    proposed_buf = entry.proposed_buf,
+    left = left,
+    right = right,
+    hunks = plain(spec.hunks),
+    words = by_hunk(spec.words, #plain(spec.hunks)),
+  }
+  views[view.id], by_buf[view.original_buf], by_buf[view.proposed_buf] = view, view, view
+  -- Removes hunk `i` and its marks: its change was just undone.
+  function view.settle(i)
+    draw.erase(view, view.hunks[i])
+    table.remove(view.hunks, i)
+    table.remove(view.words, i)
+  end
+  dress(view)
+  for _, buf in ipairs({ view.original_buf, view.proposed_buf }) do
+    syntax.bound(buf)
+    vim.api.nvim_create_autocmd("BufWipeout", {
+      group = group,
+      buffer = buf,
+      callback = function()
+        close(view)
+      end,
+    })
+  end
+  sync.attach(view, group)
+  keys.map(view, index_at)
+  edits.attach(view)
+  draw.all(view, function()
+    folds.update(view)
+  end)
+end
+
+--- The view of `buf` shows in `left` and `right` now (its tab was put
+--- back together): bind, dress and fold those windows.
+function M.rebind(buf, left, right)
+  local view = by_buf[buf]
+  if not view then
+    return
+  end
+  view.left, view.right = left, right
+  dress(view)
+  folds.update(view)
+end
+
+--- Seam `diff_hunks`: the host re-diffed view `id` after edit `seq`.
+function M.on_hunks(id, seq, hunks, words)
+  local view = views[id]
+  if not view or not edits.current(view, seq) then
+    return
+  end
+  local previous = view.hunks
+  hunks = plain(hunks)
+  draw.replace(view, hunks, by_hunk(words, #hunks), function()
+    folds.update(view, previous)
+  end)
 end
 
 return M

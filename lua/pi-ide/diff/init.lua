@@ -39,13 +39,14 @@ local function teardown(entry)
   if entry.stop_watching then
     entry.stop_watching()
   end
-  pcall(vim.api.nvim_del_augroup_by_id, entry.group)
   vim.schedule(function()
     for _, buf in ipairs({ entry.proposed_buf, entry.original_buf }) do
       if buf and vim.api.nvim_buf_is_valid(buf) then
         pcall(vim.api.nvim_buf_delete, buf, { force = true })
       end
     end
+    -- After the wipe, whose autocmds let the large view let go of its copy.
+    pcall(vim.api.nvim_del_augroup_by_id, entry.group)
   end)
   util.emit("PiIdeDiffClosed", { tab_name = entry.tab_name, path = entry.path, accepted = entry.accepted })
 end

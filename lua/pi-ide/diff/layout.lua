@@ -73,8 +73,8 @@ local function proposal_winbar(spec, dirty)
   return bar
 end
 
-local function original_winbar(spec)
-  return spec.original_exists and "on disk" or "new file (empty)"
+local function original_winbar(spec, large)
+  return (spec.original_exists and "on disk" or "new file (empty)") .. (large and " · large-file view" or "")
 end
 
 -- The file changed on disk while the diff is open: show the new contents on
@@ -106,17 +106,16 @@ local function show_disk_change(entry, spec)
   )
 end
 
--- Diff mode (or the host's hunks) for the two windows.
-local function compare(entry, left, right)
+-- Diff mode, or the large view of the host's hunks, for the two windows;
+-- `again` after the tab was put back together.
+local function compare(spec, entry, left, right, again)
   if entry.host_hunks then
-    require("pi-ide.diff.hunks").render(
-      entry.original_buf,
-      entry.proposed_buf,
-      left,
-      right,
-      entry.host_hunks,
-      entry.group
-    )
+    local large = require("pi-ide.diff.hunks")
+    if again then
+      large.rebind(entry.proposed_buf, left, right)
+    else
+      large.open(spec, entry, left, right, entry.group)
+    end
     return
   end
   for _, win in ipairs({ left, right }) do
@@ -152,8 +151,8 @@ end
 function M.open(spec, entry, focus)
   entry.host_hunks = spec.hunks ~= nil and spec.hunks ~= vim.NIL and spec.hunks or nil
   entry.disk_lines = spec.original.lines
-  -- Large files stay plain text: highlighting megabytes would freeze Neovim.
-  local filetype = not entry.host_hunks and vim.filetype.match({ filename = spec.path }) or nil
+  -- The large view bounds the highlighting work itself (hunks.lua).
+  local filetype = vim.filetype.match({ filename = spec.path })
   entry.original_buf = make_buffer(buffer_name(spec, "on disk"), spec.original, filetype, spec.tab_name)
   -- Not 'readonly': `:w` there accepts too.
   vim.bo[entry.original_buf].modifiable = false
@@ -162,10 +161,10 @@ function M.open(spec, entry, focus)
   entry.group = vim.api.nvim_create_augroup("PiIdeDiff" .. spec.id, { clear = true })
 
   local dirty_buf = util.file_buffer(spec.original_path)
-  entry.original_bar = original_winbar(spec)
+  entry.original_bar = original_winbar(spec, entry.host_hunks ~= nil)
   entry.proposal_bar = proposal_winbar(spec, dirty_buf and vim.bo[dirty_buf].modified)
   local left, right = build_tab(entry, focus)
-  compare(entry, left, right)
+  compare(spec, entry, left, right, false)
   vim.wo[left].winbar = entry.original_bar
   vim.wo[right].winbar = entry.proposal_bar
   keys.map(entry)
@@ -209,7 +208,7 @@ function M.restore(entry)
   elseif not left then
     left = vim.api.nvim_open_win(entry.original_buf, false, { split = "left", win = right })
   end
-  compare(entry, left, right)
+  compare(nil, entry, left, right, true)
   vim.wo[left].winbar = entry.original_bar
   vim.wo[right].winbar = entry.proposal_bar
   vim.api.nvim_set_current_win(right)
