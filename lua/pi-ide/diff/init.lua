@@ -53,6 +53,10 @@ end
 
 -- Reports the person's decision to the host, once, then closes the diff.
 local function decide(entry, accepted)
+  if accepted and entry.loading then
+    util.notify("the diff is still loading; accept it once it is shown", vim.log.levels.WARN)
+    return
+  end
   if decision.report(entry, accepted) then
     teardown(entry)
   end
@@ -92,7 +96,10 @@ function M.open(spec)
   }
   diffs[spec.id] = entry
   local focus = require("pi-ide.diff.focus").take()
-  local ok, err = pcall(layout.open, spec, entry, focus)
+  local function ready()
+    util.emit("PiIdeDiffOpened", { tab_name = entry.tab_name, path = entry.path, client = entry.client })
+  end
+  local ok, err = pcall(layout.open, spec, entry, focus, ready)
   if ok then
     ok, err = pcall(require("pi-ide.diff.triggers").install, entry, { decide = decide, restore = layout.restore })
   end
@@ -106,7 +113,6 @@ function M.open(spec)
       ("%s proposes changes to %s: :PiIde diff to review"):format(spec.client, vim.fn.fnamemodify(spec.path, ":~:."))
     )
   end
-  util.emit("PiIdeDiffOpened", { tab_name = entry.tab_name, path = entry.path, client = entry.client })
   return true
 end
 
@@ -139,6 +145,8 @@ function M.list()
       proposed_buf = entry.proposed_buf,
       original_buf = entry.original_buf,
       tabpage = entry.tabpage,
+      -- A large diff's text is still being filled in.
+      loading = entry.loading == true,
     }
   end
   table.sort(list, function(a, b)

@@ -146,17 +146,65 @@ local function build_tab(entry, focus)
   return left, right
 end
 
+-- Lines per step when filling a large diff's buffers: a few milliseconds
+-- each, so megabytes of text never freeze the UI.
+local FILL_STEP = 8192
+
+-- Sets `lines` into `buf` in steps, without undo history; `done()` after.
+local function fill(entry, buf, lines, done)
+  local at = 1
+  vim.bo[buf].undolevels = -1
+  local function step()
+    if entry.closed or not vim.api.nvim_buf_is_valid(buf) then
+      return
+    end
+    local last = math.min(#lines, at + FILL_STEP - 1)
+    local modifiable = vim.bo[buf].modifiable
+    vim.bo[buf].modifiable = true
+    vim.api.nvim_buf_set_lines(buf, at == 1 and 0 or -1, -1, false, vim.list_slice(lines, at, last))
+    vim.bo[buf].modifiable = modifiable
+    at = last + 1
+    if at <= #lines then
+      vim.schedule(step)
+      return
+    end
+    vim.bo[buf].undolevels = -123456
+    vim.bo[buf].modified = false
+    done()
+  end
+  step()
+end
+
+-- The text of both sides: at once for diff mode, in steps for the large view.
+local function load(spec, entry, done)
+  if not entry.host_hunks then
+    done()
+    return
+  end
+  entry.loading = true
+  fill(entry, entry.original_buf, spec.original.lines, function()
+    fill(entry, entry.proposed_buf, spec.proposed.lines, function()
+      entry.loading = false
+      done()
+    end)
+  end)
+end
+
 --- Opens the tab for `spec`, filling in `entry`'s buffers, windows and
---- tabpage; `focus` says whether the cursor goes to the proposal.
-function M.open(spec, entry, focus)
+--- tabpage; `focus` says whether the cursor goes to the proposal. `ready()`
+--- runs once both sides are loaded and compared.
+function M.open(spec, entry, focus, ready)
   entry.host_hunks = spec.hunks ~= nil and spec.hunks ~= vim.NIL and spec.hunks or nil
   entry.disk_lines = spec.original.lines
   -- The large view bounds the highlighting work itself (hunks.lua).
   local filetype = vim.filetype.match({ filename = spec.path })
-  entry.original_buf = make_buffer(buffer_name(spec, "on disk"), spec.original, filetype, spec.tab_name)
+  local function side(text)
+    return entry.host_hunks and { lines = {}, eol = text.eol, crlf = text.crlf } or text
+  end
+  entry.original_buf = make_buffer(buffer_name(spec, "on disk"), side(spec.original), filetype, spec.tab_name)
   -- Not 'readonly': `:w` there accepts too.
   vim.bo[entry.original_buf].modifiable = false
-  entry.proposed_buf = make_buffer(buffer_name(spec, "proposed"), spec.proposed, filetype, spec.tab_name)
+  entry.proposed_buf = make_buffer(buffer_name(spec, "proposed"), side(spec.proposed), filetype, spec.tab_name)
   vim.bo[entry.proposed_buf].modified = false
   entry.group = vim.api.nvim_create_augroup("PiIdeDiff" .. spec.id, { clear = true })
 
@@ -164,13 +212,16 @@ function M.open(spec, entry, focus)
   entry.original_bar = original_winbar(spec, entry.host_hunks ~= nil)
   entry.proposal_bar = proposal_winbar(spec, dirty_buf and vim.bo[dirty_buf].modified)
   local left, right = build_tab(entry, focus)
-  compare(spec, entry, left, right, false)
   vim.wo[left].winbar = entry.original_bar
   vim.wo[right].winbar = entry.proposal_bar
   keys.map(entry)
   require("pi-ide.diff.hunk_actions").map_undo(entry)
-  entry.stop_watching = require("pi-ide.diff.disk_watch").watch(spec.original_path, function()
-    show_disk_change(entry, spec)
+  load(spec, entry, function()
+    compare(spec, entry, left, right, false)
+    entry.stop_watching = require("pi-ide.diff.disk_watch").watch(spec.original_path, function()
+      show_disk_change(entry, spec)
+    end)
+    ready()
   end)
 end
 

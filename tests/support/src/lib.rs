@@ -314,12 +314,13 @@ impl Session {
         .await
     }
 
-    /// Waits until Lua shows `n` open diffs and returns `diff.list()`.
+    /// Waits until Lua shows `n` open diffs, all loaded, and returns `diff.list()`.
     pub async fn wait_diffs(&self, n: usize) -> Vec<Value> {
         eventually(&format!("{n} open diffs"), || async {
             let list = self.lua("return require('pi-ide.diff').list()").await;
             let list = list.as_array().cloned().unwrap_or_default();
-            (list.len() == n).then_some(list)
+            let loaded = list.iter().all(|diff| diff["loading"] == false);
+            (list.len() == n && loaded).then_some(list)
         })
         .await
     }
