@@ -330,14 +330,13 @@ async fn do_and_dp_take_the_on_disk_text_of_a_change() {
 /// test's Neovim: the changed line is drawn on a background colour.
 #[tokio::test]
 async fn a_256_colour_terminal_shows_changed_lines_on_a_background() {
-    if std::process::Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        eprintln!("tmux is not installed: skipped");
-        return;
-    }
+    assert!(
+        std::process::Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok(),
+        "the screen test needs tmux (apt-get install tmux; .ci/run installs it)"
+    );
     let session = Session::start().await;
     let address = session.lua("return vim.fn.serverstart()").await;
     let socket = format!("pi-ide-test-{}", std::process::id());
