@@ -247,18 +247,16 @@ function M.restore(entry)
   local spare = vim.tbl_filter(function(win)
     return win ~= left and win ~= right
   end, wins)
-  if not right and spare[1] then
-    right = table.remove(spare, 1)
-    vim.api.nvim_win_set_buf(right, entry.proposed_buf)
-  elseif not right then
-    right = vim.api.nvim_open_win(entry.proposed_buf, false, { split = "right", win = left })
+  local function bring_back(buf, split, beside)
+    if spare[1] then
+      local win = table.remove(spare, 1)
+      vim.api.nvim_win_set_buf(win, buf)
+      return win
+    end
+    return vim.api.nvim_open_win(buf, false, { split = split, win = beside })
   end
-  if not left and spare[1] then
-    left = table.remove(spare, 1)
-    vim.api.nvim_win_set_buf(left, entry.original_buf)
-  elseif not left then
-    left = vim.api.nvim_open_win(entry.original_buf, false, { split = "left", win = right })
-  end
+  right = right or bring_back(entry.proposed_buf, "right", left)
+  left = left or bring_back(entry.original_buf, "left", right)
   compare(nil, entry, left, right, true)
   vim.wo[left].winbar = entry.original_bar
   vim.wo[right].winbar = entry.proposal_bar
