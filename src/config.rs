@@ -11,6 +11,8 @@ pub struct Config {
     pub cwd: String,
     /// Where lockfiles go; `None` means `$PI_IDE_LOCK_DIR` or `~/.pi/ide`.
     pub lock_dir: Option<PathBuf>,
+    /// Claude Code's lock directory, to be announced there too; `None`: not.
+    pub claude_lock_dir: Option<PathBuf>,
     /// Log file; `None` disables logging.
     pub log_file: Option<PathBuf>,
     /// `error`, `warn`, `info`, `debug` or `trace`.
@@ -25,11 +27,13 @@ pub enum Parsed {
 }
 
 impl Config {
-    /// Parses `--pid N --cwd DIR [--lock-dir DIR] [--log-file F] [--log-level L]`.
+    /// Parses `--pid N --cwd DIR [--lock-dir DIR] [--claude-lock-dir DIR]
+    /// [--log-file F] [--log-level L]`.
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         let mut pid = None;
         let mut cwd = None;
         let mut lock_dir = None;
+        let mut claude_lock_dir = None;
         let mut log_file = None;
         let mut log_level = "info".to_string();
         let mut args = args.into_iter();
@@ -49,6 +53,10 @@ impl Config {
                 "--cwd" => cwd = Some(value),
                 "--lock-dir" if !value.is_empty() => lock_dir = Some(PathBuf::from(value)),
                 "--lock-dir" => {}
+                "--claude-lock-dir" if !value.is_empty() => {
+                    claude_lock_dir = Some(PathBuf::from(value))
+                }
+                "--claude-lock-dir" => {}
                 "--log-file" if !value.is_empty() => log_file = Some(PathBuf::from(value)),
                 "--log-file" => {}
                 "--log-level" => log_level = value,
@@ -59,6 +67,7 @@ impl Config {
             nvim_pid: pid.ok_or("--pid is required (the host is started by the Lua glue)")?,
             cwd: cwd.unwrap_or_default(),
             lock_dir,
+            claude_lock_dir,
             log_file,
             log_level,
         }))
@@ -82,6 +91,8 @@ mod tests {
             "/w",
             "--lock-dir",
             "/l",
+            "--claude-lock-dir",
+            "/c/ide",
             "--log-level",
             "debug",
         ]) else {
@@ -90,6 +101,7 @@ mod tests {
         assert_eq!(config.nvim_pid, 42);
         assert_eq!(config.cwd, "/w");
         assert_eq!(config.lock_dir, Some(PathBuf::from("/l")));
+        assert_eq!(config.claude_lock_dir, Some(PathBuf::from("/c/ide")));
         assert_eq!(config.log_level, "debug");
         assert_eq!(config.log_file, None);
     }
@@ -109,5 +121,12 @@ mod tests {
         );
         assert!(parse(&["--pid"]).unwrap_err().contains("needs a value"));
         assert!(matches!(parse(&["--version"]), Ok(Parsed::Version)));
+        let Ok(Parsed::Run(off)) = parse(&["--pid", "1", "--claude-lock-dir", ""]) else {
+            panic!("an empty Claude lock dir is valid");
+        };
+        assert_eq!(
+            off.claude_lock_dir, None,
+            "empty means: do not announce to Claude"
+        );
     }
 }

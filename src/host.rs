@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::diagnostics::Mirror;
 use crate::diff::live::LiveDiffs;
 use crate::diff::pending::{DiffOutcome, PendingDiffs};
-use crate::lockfile::{self, LockInfo, Lockfile};
+use crate::lockfile::{self, LockInfo, Lockfile, Lockfiles};
 use crate::nvim::editor::Editor;
 use crate::nvim::handler::NvimHandler;
 use crate::nvim::seam::{EditorEvent, LuaCall, SEAM_VERSION, Started};
@@ -49,18 +49,44 @@ pub async fn run(config: Config) -> io::Result<()> {
         transport: "ws".into(),
         auth_token: token.clone(),
     };
-    let mut lock = Lockfile::create(&dir, port, info).map_err(|e| {
+    let pi_lock = Lockfile::create(&dir, port, info.clone()).map_err(|e| {
         io::Error::new(
             e.kind(),
             format!("cannot write a lockfile in {}: {e}", dir.display()),
         )
     })?;
+    let pi_path = pi_lock.path().display().to_string();
+    let mut locks = Lockfiles::default();
+    locks.push(pi_lock);
+    // Claude Code finds IDEs only in its own directory; failing there must
+    // not cost pi its editor.
+    let claude = config.claude_lock_dir.as_deref().map(|claude_dir| {
+        lockfile::remove_stale(claude_dir);
+        Lockfile::create(claude_dir, port, info).map_err(|error| {
+            format!(
+                "cannot write Claude Code's lockfile in {}: {error}",
+                claude_dir.display()
+            )
+        })
+    });
+    let (claude_lockfile, claude_error) = match claude {
+        Some(Ok(lockfile)) => {
+            let path = lockfile.path().display().to_string();
+            locks.push(lockfile);
+            (Some(path), None)
+        }
+        Some(Err(error)) => (None, Some(error)),
+        None => (None, None),
+    };
     // Logging starts once agents can find us: opening the log costs ~2 ms.
     let _log_guard = crate::logging::init(&config);
-    tracing::info!(
-        "listening on 127.0.0.1:{port}, lockfile {} ({removed} stale removed)",
-        lock.path().display()
-    );
+    tracing::info!("listening on 127.0.0.1:{port}, lockfile {pi_path} ({removed} stale removed)");
+    if let Some(path) = &claude_lockfile {
+        tracing::info!("announced to Claude Code in {path}");
+    }
+    if let Some(error) = &claude_error {
+        tracing::warn!("{error}");
+    }
 
     let state = Arc::new(State {
         clients: Clients::default(),
@@ -85,7 +111,9 @@ pub async fn run(config: Config) -> io::Result<()> {
         version: env!("CARGO_PKG_VERSION"),
         seam: SEAM_VERSION,
         port,
-        lockfile: lock.path().display().to_string(),
+        lockfile: pi_path,
+        claude_lockfile,
+        claude_error,
         pid: std::process::id(),
         languages: crate::outline::languages::filetypes(),
     }));
@@ -103,11 +131,7 @@ pub async fn run(config: Config) -> io::Result<()> {
             _ = interrupt.recv() => {}
             event = events.recv() => match event {
                 None | Some(EditorEvent::Stop) => break,
-                Some(EditorEvent::Cwd(dir)) => {
-                    if let Err(error) = lock.set_workspace_folders(vec![dir]) {
-                        tracing::warn!("cannot update the lockfile: {error}");
-                    }
-                }
+                Some(EditorEvent::Cwd(dir)) => locks.set_workspace_folders(&[dir]),
                 Some(event) => crate::events::handle(&state, event).await,
             },
         }
@@ -116,7 +140,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     for diff in state.diffs.take_all() {
         diff.answer(DiffOutcome::rejected("Neovim is closing"));
     }
-    lock.remove();
+    locks.remove();
     let _ = shutdown_tx.send(true);
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, all_done.recv()).await;
     tracing::info!("stopped");

@@ -32,6 +32,34 @@ pub struct Lockfile {
     info: LockInfo,
 }
 
+/// Every lockfile that announces this server (pi's, and Claude Code's when
+/// asked): they change and go together.
+#[derive(Debug, Default)]
+pub struct Lockfiles {
+    files: Vec<Lockfile>,
+}
+
+impl Lockfiles {
+    pub fn push(&mut self, lockfile: Lockfile) {
+        self.files.push(lockfile);
+    }
+
+    /// Rewrites each with new workspace folders (after `:cd`).
+    pub fn set_workspace_folders(&mut self, folders: &[String]) {
+        for lockfile in &mut self.files {
+            if let Err(error) = lockfile.set_workspace_folders(folders.to_vec()) {
+                tracing::warn!("cannot update {}: {error}", lockfile.path.display());
+            }
+        }
+    }
+
+    pub fn remove(&self) {
+        for lockfile in &self.files {
+            lockfile.remove();
+        }
+    }
+}
+
 /// `$PI_IDE_LOCK_DIR` when set and non-empty, else `~/.pi/ide`.
 pub fn default_dir() -> Option<PathBuf> {
     match std::env::var_os("PI_IDE_LOCK_DIR") {

@@ -11,6 +11,9 @@ local function describe(status)
     ("listening on 127.0.0.1:%d (host pid %d, v%s)"):format(status.port, status.pid, status.version),
     "lockfile: " .. status.lockfile,
   }
+  if status.claude_lockfile then
+    lines[#lines + 1] = "Claude Code lockfile: " .. status.claude_lockfile
+  end
   if #status.clients == 0 then
     lines[#lines + 1] = "clients: none (run /ide in pi)"
   end

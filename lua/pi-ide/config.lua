@@ -10,6 +10,8 @@ M.defaults = {
   lock_dir = nil,
   -- Host log level: "error", "warn", "info", "debug" or "trace".
   log_level = "info",
+  -- Announce Neovim to Claude Code too ($CLAUDE_CONFIG_DIR/ide or ~/.claude/ide).
+  claude_code = true,
   selection = {
     -- Send selection_changed to connected agents.
     enabled = true,

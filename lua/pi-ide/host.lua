@@ -42,6 +42,20 @@ function M.lock_dir()
   return nil
 end
 
+--- Claude Code's lock directory (`$CLAUDE_CONFIG_DIR/ide`, else
+--- `~/.claude/ide`), or nil when option `claude_code` is off.
+function M.claude_lock_dir()
+  if not config.values.claude_code then
+    return nil
+  end
+  local dir = vim.env.CLAUDE_CONFIG_DIR
+  if dir and dir ~= "" then
+    return vim.fs.normalize(dir) .. "/ide"
+  end
+  local home = uv.os_homedir()
+  return home and home ~= "" and (home .. "/.claude/ide") or nil
+end
+
 --- Why the host last failed to start or exited on its own, or nil.
 function M.last_failure()
   return state.failure
@@ -109,13 +123,15 @@ end
 
 local function on_exit(_, code)
   local was_stopping = state.stopping
-  local lockfile = state.info and state.info.lockfile
+  local info = state.info or {}
   state.job, state.stopping, state.info = nil, false, nil
   state.clients, state.client_count = {}, 0
   require("pi-ide.diff").close_all()
-  if lockfile then
-    -- The host removes it itself; this covers a host that was killed.
-    os.remove(lockfile)
+  -- The host removes them itself; this covers a host that was killed.
+  for _, lockfile in ipairs({ info.lockfile, info.claude_lockfile }) do
+    if lockfile and lockfile ~= vim.NIL then
+      os.remove(lockfile)
+    end
   end
   if not was_stopping and code ~= 0 then
     local detail = #state.stderr > 0 and (":\n" .. table.concat(state.stderr, "\n")) or ""
@@ -148,6 +164,8 @@ function M.start()
     config.values.log_level,
     "--lock-dir",
     config.values.lock_dir and vim.fn.expand(config.values.lock_dir) or "",
+    "--claude-lock-dir",
+    M.claude_lock_dir() or "",
   }
   state.stderr = {}
   local partial = ""
@@ -220,6 +238,12 @@ function M.on_started(info)
     return false
   end
   state.info, state.failure = info, nil
+  if info.claude_error and info.claude_error ~= vim.NIL then
+    util.notify(
+      info.claude_error .. "\nClaude Code will not find Neovim; set $CLAUDE_CONFIG_DIR or fix that directory",
+      vim.log.levels.WARN
+    )
+  end
   util.emit("PiIdeStarted", { port = info.port, lockfile = info.lockfile })
   return true
 end
@@ -261,6 +285,7 @@ function M.status()
     running = state.job ~= nil and state.info ~= nil,
     port = info.port,
     lockfile = info.lockfile,
+    claude_lockfile = info.claude_lockfile ~= vim.NIL and info.claude_lockfile or nil,
     pid = info.pid,
     version = info.version,
     clients = clients,

@@ -55,6 +55,10 @@ pub struct Started {
     pub seam: u64,
     pub port: u16,
     pub lockfile: String,
+    /// Where Claude Code finds us too, when announced there.
+    pub claude_lockfile: Option<String>,
+    /// Why the Claude Code lockfile could not be written.
+    pub claude_error: Option<String>,
     pub pid: u32,
     /// Filetypes the host parses itself.
     pub languages: Vec<&'static str>,
@@ -318,6 +322,8 @@ mod tests {
                 seam: SEAM_VERSION,
                 port: 1,
                 lockfile: "/l".into(),
+                claude_lockfile: None,
+                claude_error: None,
                 pid: 2,
                 languages: vec!["rust"],
             }),
@@ -443,13 +449,15 @@ mod tests {
             seam: SEAM_VERSION,
             port: 9,
             lockfile: "/l/9.lock".into(),
+            claude_lockfile: Some("/c/9.lock".into()),
+            claude_error: None,
             pid: 3,
             languages: vec!["rust", "lua"],
         });
         assert_eq!(
             to_json(&started.into_args().unwrap()[1]),
             serde_json::json!({"version": "1", "seam": SEAM_VERSION, "port": 9,
-                "lockfile": "/l/9.lock", "pid": 3, "languages": ["rust", "lua"]})
+                "lockfile": "/l/9.lock", "claude_lockfile": "/c/9.lock", "claude_error": null, "pid": 3, "languages": ["rust", "lua"]})
         );
     }
 

@@ -70,6 +70,7 @@ fn startup_overhead() -> f64 {
         command.args(["--headless", "-u", "NONE", "-i", "NONE", "-n"]);
         let lock_dir = crate::common::scratch_dir("startup");
         command.env("PI_IDE_LOCK_DIR", &*lock_dir);
+        command.env("CLAUDE_CONFIG_DIR", lock_dir.join("claude"));
         if with_plugin {
             command.args([
                 "--cmd",

@@ -158,6 +158,7 @@ async fn the_readme_try_it_command_makes_help_pi_ide_work() {
             .env("NVIM", nvim_binary())
             .env("PI_IDE_TEST_RESULT", &result)
             .env("PI_IDE_LOCK_DIR", copy.join("locks"))
+            .env("CLAUDE_CONFIG_DIR", copy.join("claude"))
             .env("XDG_STATE_HOME", copy.join("state"))
             .stdin(std::process::Stdio::null())
             .output()

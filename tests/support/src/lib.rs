@@ -192,6 +192,8 @@ impl Session {
             .args(["--cmd", "filetype on"])
             .current_dir(&work_dir)
             .env("PI_IDE_LOCK_DIR", &lock_dir)
+            // Claude Code's lock directory, never the real ~/.claude.
+            .env("CLAUDE_CONFIG_DIR", state_dir.join("claude"))
             .env("XDG_STATE_HOME", &state_dir)
             .env("XDG_DATA_HOME", state_dir.join("data"))
             .stderr(Stdio::null())
