@@ -27,10 +27,11 @@ do
 end
 
 vim.api.nvim_create_user_command("PiIde", function(command)
-  require("pi-ide.commands").run(command.fargs)
+  require("pi-ide.commands").run(command.fargs, command)
 end, {
   nargs = "*",
-  desc = "pi-ide.nvim: start|stop|restart|status|log|diff|accept|reject|build|suggest|model",
+  range = true,
+  desc = "pi-ide.nvim: start|stop|restart|status|log|diff|accept|reject|send|build|suggest|model",
   complete = function(arglead, cmdline)
     return require("pi-ide.commands").complete(arglead, cmdline)
   end,
@@ -52,6 +53,17 @@ local plugs = {
   { "i", "PiIdeSuggestionDismiss", "pi-ide.suggest", "dismiss", "dismiss the suggestion" },
   { "i", "PiIdeSuggestionTrigger", "pi-ide.suggest", "trigger", "ask for a suggestion" },
 }
+-- The current line, or the visual selection's lines, as an at-mention.
+vim.keymap.set({ "n", "x" }, "<Plug>(PiIdeSend)", function()
+  local first, last = vim.fn.line("v"), vim.fn.line(".")
+  if vim.fn.mode():find("^[vV\22]") then
+    vim.api.nvim_feedkeys(vim.keycode("<Esc>"), "nx", false)
+  else
+    first = last
+  end
+  require("pi-ide.mention").send(math.min(first, last), math.max(first, last))
+end, { desc = "pi-ide: at-mention the line or selection for Claude Code" })
+
 for _, plug in ipairs(plugs) do
   local mode, name, module, action, desc = unpack(plug)
   vim.keymap.set(mode, "<Plug>(" .. name .. ")", function()

@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
+use crate::client::ClientKind;
 use crate::diff::pending::DiffOutcome;
+use crate::jsonrpc;
 use crate::nvim::seam::{Decision, EditorEvent};
 use crate::state::State;
 use crate::suggest;
@@ -29,6 +31,14 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
         EditorEvent::DiffEdited(edit) => state.diff_edited(edit),
         EditorEvent::Suggest(request) => suggest::start(state, request),
         EditorEvent::SuggestCancel(token) => suggest::cancel(state, token),
+        EditorEvent::Mention(mention) => {
+            let message = jsonrpc::notification("at_mentioned", serde_json::json!(mention));
+            let sent = state.clients.broadcast_to(ClientKind::Claude, &message);
+            tracing::info!(
+                "at-mention of {} sent to {sent} client(s)",
+                mention.file_path
+            );
+        }
         EditorEvent::ListModels => {
             tokio::spawn(suggest::list_models(state.clone()));
         }

@@ -3,19 +3,14 @@ local util = require("pi-ide.util")
 
 local M = {}
 
-local function describe(status)
-  if not status.running then
-    return "not running (:PiIde start)"
-  end
-  local lines = {
-    ("listening on 127.0.0.1:%d (host pid %d, v%s)"):format(status.port, status.pid, status.version),
-    "lockfile: " .. status.lockfile,
-  }
+local function describe_host(status, lines)
+  lines[#lines + 1] = ("listening on 127.0.0.1:%d (host pid %d, v%s)"):format(status.port, status.pid, status.version)
+  lines[#lines + 1] = "lockfile: " .. status.lockfile
   if status.claude_lockfile then
     lines[#lines + 1] = "Claude Code lockfile: " .. status.claude_lockfile
   end
   if #status.clients == 0 then
-    lines[#lines + 1] = "clients: none (run /ide in pi)"
+    lines[#lines + 1] = "clients: none (run /ide in pi, or claude --ide)"
   end
   for _, client in ipairs(status.clients) do
     lines[#lines + 1] = ("client %d: %s%s"):format(
@@ -26,6 +21,18 @@ local function describe(status)
   end
   for _, diff in ipairs(status.diffs) do
     lines[#lines + 1] = ("diff %s waiting for you: %s (:PiIde diff %s)"):format(diff.tab_name, diff.path, diff.tab_name)
+  end
+end
+
+local function describe(status)
+  local lines = {}
+  if status.running then
+    describe_host(status, lines)
+  else
+    lines[1] = "not running (:PiIde start)"
+  end
+  for _, mention in ipairs(require("pi-ide.mention").queued()) do
+    lines[#lines + 1] = ("mention %s waits for Claude Code"):format(mention)
   end
   return table.concat(lines, "\n")
 end
@@ -47,6 +54,14 @@ local subcommands = {
   end,
   log = function()
     vim.cmd("tabedit " .. vim.fn.fnameescape(require("pi-ide.host").log_path()))
+  end,
+  send = function(_, command)
+    if command and command.range > 0 then
+      require("pi-ide.mention").send(command.line1, command.line2)
+    else
+      local line = vim.fn.line(".")
+      require("pi-ide.mention").send(line, line)
+    end
   end,
   diff = function(args)
     require("pi-ide.diff").show(args[1])
@@ -86,7 +101,8 @@ local subcommands = {
 
 local suggest_actions = { "accept", "dismiss", "next", "prev", "toggle" }
 
-function M.run(fargs)
+--- Runs `:PiIde {fargs}`; `command` is the user command's table (range).
+function M.run(fargs, command)
   local name = fargs[1] or "status"
   local subcommand = subcommands[name]
   if not subcommand then
@@ -96,7 +112,7 @@ function M.run(fargs)
     )
     return
   end
-  subcommand(vim.list_slice(fargs, 2))
+  subcommand(vim.list_slice(fargs, 2), command)
 end
 
 function M.names()

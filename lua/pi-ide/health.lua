@@ -212,6 +212,30 @@ local function check_host(host, ready)
   end
 end
 
+-- Claude Code: where it finds us, and whether another plugin announces
+-- this Neovim to it too.
+local function check_claude(host)
+  local dir = host.claude_lock_dir()
+  if not dir then
+    vim.health.info("Claude Code: not announced (claude_code = false)")
+  else
+    local lockfile = host.status().claude_lockfile
+    vim.health.ok(
+      lockfile and ("Claude Code finds Neovim through %s"):format(lockfile)
+        or ("Claude Code will find Neovim in %s once the host runs"):format(dir)
+    )
+  end
+  local claudecode = package.loaded["claudecode"] ~= nil or vim.fn.exists(":ClaudeCode") == 2
+  if dir and claudecode then
+    vim.health.warn(
+      "coder/claudecode.nvim is loaded too: two servers announce this Neovim to Claude Code. "
+        .. "`claude --ide` then finds two IDEs and asks which one to use, and a claude started "
+        .. "in one plugin's terminal connects to that plugin (CLAUDE_CODE_SSE_PORT).",
+      { "keep one: setup({ claude_code = false }) here, or disable claudecode.nvim" }
+    )
+  end
+end
+
 function M.check()
   vim.health.start("pi-ide")
   if vim.fn.has("nvim-0.10") == 1 then
@@ -223,6 +247,7 @@ function M.check()
   local binary_ok = check_binary(host)
   local lock_dir_ok = check_lock_dir(host)
   check_host(host, binary_ok and lock_dir_ok)
+  check_claude(host)
   vim.health.info("log: " .. host.log_path())
 end
 

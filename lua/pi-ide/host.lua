@@ -264,6 +264,9 @@ function M.on_client(event, client)
   state.clients[client.id] = client
   if event == "connected" then
     util.emit("PiIdeClientConnected", client)
+  elseif client.kind == "claude" then
+    -- Initialized: mentions made while no Claude agent was there.
+    require("pi-ide.mention").flush()
   end
 end
 

@@ -109,6 +109,12 @@ function M.start()
   return require("pi-ide.host").start()
 end
 
+--- At-mention for Claude Code: `path`, lines `first`..`last` (1-based,
+--- inclusive; nil for the whole file).
+function M.mention(path, first, last)
+  return require("pi-ide.mention").mention(path, first, last)
+end
+
 function M.stop()
   return require("pi-ide.host").stop()
 end

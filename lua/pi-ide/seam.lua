@@ -69,6 +69,7 @@ M.EVENTS = {
   "stop", -- clean up and exit
   "diagnostics_pending", -- diagnostics changed; the update follows shortly
   "diagnostics", -- files: the diagnostics of each changed buffer
+  "mention", -- {filePath, lineStart?, lineEnd?}: an at-mention for Claude Code
   "diff_edited", -- id, seq, side, first, last, lines: a side of a large diff changed
 }
 

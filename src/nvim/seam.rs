@@ -27,6 +27,7 @@
 //! | `stop`                | –                     | `:PiIde stop`: clean up and exit         |
 //! | `diagnostics_pending` | –                     | diagnostics changed; the data follows    |
 //! | `diagnostics`         | files                 | diagnostics of the buffers that changed  |
+//! | `mention`             | mention               | `:PiIde send`: at-mention for Claude     |
 //! | `diff_edited`         | id, seq, side, first, last, lines | a side of large diff `id` changed: lines `first..last` (0-based, as last sent) are now `lines` |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
@@ -205,6 +206,18 @@ pub struct SuggestRequest {
     pub in_comment: Option<bool>,
 }
 
+/// A file (and lines) the person sends to Claude Code's input box; the
+/// `at_mentioned` params as they go on the wire (0-based lines).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Mention {
+    pub file_path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_start: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_end: Option<u32>,
+}
+
 /// The person's decision on a diff.
 #[derive(Debug, PartialEq)]
 pub struct Decision {
@@ -225,6 +238,7 @@ pub enum EditorEvent {
     Stop,
     DiagnosticsPending,
     Diagnostics(Vec<BufferDiagnostics>),
+    Mention(Mention),
     DiffEdited(Edit),
 }
 
@@ -240,6 +254,7 @@ impl EditorEvent {
         "stop",
         "diagnostics_pending",
         "diagnostics",
+        "mention",
         "diff_edited",
     ];
 
@@ -260,6 +275,7 @@ impl EditorEvent {
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
             "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
             "list_models" => Some(EditorEvent::ListModels),
+            "mention" => typed(payload()?).map(EditorEvent::Mention),
             "stop" => Some(EditorEvent::Stop),
             "diagnostics_pending" => Some(EditorEvent::DiagnosticsPending),
             // Lua sends an empty list as an empty map.

@@ -89,6 +89,15 @@ impl Clients {
         }
     }
 
+    /// Queues a message for every client of `kind`; how many there were.
+    pub fn broadcast_to(&self, kind: ClientKind, message: &str) -> usize {
+        let inner = self.lock();
+        let of_kind = inner.clients.values().filter(|entry| entry.kind == kind);
+        of_kind
+            .filter(|entry| entry.outbox.send(message.to_owned()).is_ok())
+            .count()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         crate::mutex::lock(&self.inner)
     }
@@ -113,6 +122,9 @@ mod tests {
         assert_eq!(rx_a.try_recv().unwrap(), "all");
         assert_eq!(rx_b.try_recv().unwrap(), "all");
         assert!(rx_b.try_recv().is_err());
+        assert_eq!(clients.broadcast_to(ClientKind::Claude, "claude only"), 1);
+        assert_eq!(rx_b.try_recv().unwrap(), "claude only");
+        assert!(rx_a.try_recv().is_err(), "pi clients do not get it");
         clients.set_name(b, "claude-code".into());
         assert_eq!(clients.latest(ClientKind::Claude), Some(b));
         assert_eq!(clients.kind(b), Some(ClientKind::Claude));

@@ -149,3 +149,28 @@ async fn checkhealth_says_when_the_debug_build_will_run() {
         "{report}"
     );
 }
+
+#[tokio::test]
+async fn checkhealth_warns_when_claudecode_nvim_announces_this_neovim_too() {
+    let session = Session::start().await;
+    eventually("the host to report its Claude lockfile", || async {
+        let path = session
+            .lua("return require('pi-ide').status().claude_lockfile")
+            .await;
+        (!path.is_null()).then_some(())
+    })
+    .await;
+    let alone = health_report(&session).await;
+    assert!(
+        alone.contains("Claude Code finds Neovim through"),
+        "{alone}"
+    );
+    assert!(!alone.contains("claudecode.nvim is loaded too"), "{alone}");
+    // What loading coder/claudecode.nvim leaves behind.
+    session
+        .exec("package.loaded['claudecode'] = {}; vim.api.nvim_create_user_command('ClaudeCode', '', {})")
+        .await;
+    let both = health_report(&session).await;
+    assert!(both.contains("claudecode.nvim is loaded too"), "{both}");
+    assert!(both.contains("claude_code = false"), "{both}");
+}

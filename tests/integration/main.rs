@@ -20,6 +20,7 @@ mod lifecycle;
 mod load;
 mod lua;
 mod mcp;
+mod mentions;
 mod properties;
 mod reload;
 mod seam;

@@ -18,6 +18,8 @@ local PLUGS = {
   { "i", "<Plug>(PiIdeSuggestionPrev)", "pi-ide.suggest", "prev" },
   { "i", "<Plug>(PiIdeSuggestionDismiss)", "pi-ide.suggest", "dismiss" },
   { "i", "<Plug>(PiIdeSuggestionTrigger)", "pi-ide.suggest", "trigger" },
+  { "n", "<Plug>(PiIdeSend)", "pi-ide.mention", "send" },
+  { "x", "<Plug>(PiIdeSend)", "pi-ide.mention", "send" },
 }
 
 local function missing_plugs()
