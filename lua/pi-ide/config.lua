@@ -58,6 +58,17 @@ M.defaults = {
       trigger = "<M-\\>",
     },
   },
+  agent = {
+    -- The agent `:PiIde agent` starts: "claude" or "pi".
+    default = "claude",
+    -- Each agent's command: a list (run as is) or a string (run by 'shell').
+    claude = { cmd = { "claude" } },
+    pi = { cmd = { "pi" } },
+    -- Where its terminal opens: "right", "left", "bottom", "top" or "float".
+    position = "right",
+    -- Fraction of the editor (up to 1), or columns / lines when above 1.
+    size = 0.4,
+  },
 }
 
 -- Type each option must have; options that default to nil name theirs here.
@@ -72,12 +83,36 @@ local types = {
   ["suggestion.model"] = "string",
   ["suggestion.keymaps"] = { "table", "boolean" },
 }
+-- Options replaced as a whole rather than merged key by key.
+local commands = { ["agent.claude.cmd"] = true, ["agent.pi.cmd"] = true }
+for name in pairs(commands) do
+  types[name] = { "table", "string" }
+end
 for _, key in ipairs({ "accept", "accept_word", "accept_line", "next", "prev", "dismiss", "trigger" }) do
   types["suggestion.keymaps." .. key] = { "string", "boolean" }
 end
 
 local log_levels = { error = true, warn = true, info = true, debug = true, trace = true }
 local focus_modes = { auto = true, always = true, never = true }
+local agents = { claude = true, pi = true }
+local positions = { right = true, left = true, bottom = true, top = true, float = true }
+
+-- A command is a non-empty list of strings (the first naming a program) or
+-- a string with something in it.
+local function valid_command(value)
+  if type(value) == "string" then
+    return vim.trim(value) ~= ""
+  end
+  if #value == 0 or not vim.islist(value) or value[1] == "" then
+    return false
+  end
+  for _, word in ipairs(value) do
+    if type(word) ~= "string" then
+      return false
+    end
+  end
+  return true
+end
 
 local function accepts(expected, value)
   expected = type(expected) == "table" and expected or { expected }
@@ -109,6 +144,13 @@ local function merge(defaults, given, prefix, problems)
           else
             problems[#problems + 1] = ("option `%s.%s` must be a boolean (ignored)"):format(name, filetype)
           end
+        end
+      elseif commands[name] then
+        if valid_command(value) then
+          result[key] = vim.deepcopy(value)
+        else
+          local shape = "a list of strings or a string naming a program"
+          problems[#problems + 1] = ("option `%s` must be %s (using the default)"):format(name, shape)
         end
       elseif type(value) == "table" and type(default) == "table" then
         result[key] = merge(default, value, name .. ".", problems)
@@ -150,6 +192,22 @@ function M.apply(opts)
   if values.selection.debounce_ms < 0 then
     problems[#problems + 1] = "option `selection.debounce_ms` must not be negative (using the default)"
     values.selection.debounce_ms = M.defaults.selection.debounce_ms
+  end
+  local agent = values.agent
+  if not agents[agent.default] then
+    problems[#problems + 1] = ("option `agent.default` must be claude or pi (got %q)"):format(tostring(agent.default))
+    agent.default = M.defaults.agent.default
+  end
+  if not positions[agent.position] then
+    problems[#problems + 1] = ("option `agent.position` must be one of %s (got %q)"):format(
+      "right, left, bottom, top, float",
+      tostring(agent.position)
+    )
+    agent.position = M.defaults.agent.position
+  end
+  if agent.size <= 0 then
+    problems[#problems + 1] = "option `agent.size` must be above 0 (using the default)"
+    agent.size = M.defaults.agent.size
   end
   if #problems > 0 then
     require("pi-ide.util").notify(table.concat(problems, "\n"), vim.log.levels.WARN)
