@@ -31,7 +31,7 @@ vim.api.nvim_create_user_command("PiIde", function(command)
 end, {
   nargs = "*",
   range = true,
-  desc = "pi-ide.nvim: start|stop|restart|status|log|diff|accept|reject|send|build|suggest|model",
+  desc = "pi-ide.nvim: start|stop|restart|status|log|diff|accept|reject|send|build|suggest|model|agent",
   complete = function(arglead, cmdline)
     return require("pi-ide.commands").complete(arglead, cmdline)
   end,
@@ -52,6 +52,9 @@ local plugs = {
   { "i", "PiIdeSuggestionPrev", "pi-ide.suggest", "prev", "previous suggestion" },
   { "i", "PiIdeSuggestionDismiss", "pi-ide.suggest", "dismiss", "dismiss the suggestion" },
   { "i", "PiIdeSuggestionTrigger", "pi-ide.suggest", "trigger", "ask for a suggestion" },
+  -- In terminal mode too, so the agent's own window can hide itself.
+  { { "n", "t" }, "PiIdeAgentToggle", "pi-ide.agent", "toggle", "hide or show the agent terminal" },
+  { "n", "PiIdeAgentFocus", "pi-ide.agent", "focus", "show and enter the agent terminal" },
 }
 -- The current line, or the visual selection's lines, as an at-mention.
 vim.keymap.set({ "n", "x" }, "<Plug>(PiIdeSend)", function()

@@ -3,6 +3,18 @@ local util = require("pi-ide.util")
 
 local M = {}
 
+local function agent_line()
+  local agent = package.loaded["pi-ide.agent"] and package.loaded["pi-ide.agent"].status()
+  if not agent then
+    return nil
+  end
+  return ("agent terminal: %s (pid %d%s)"):format(
+    agent.name,
+    agent.pid,
+    agent.visible and "" or ", hidden: :PiIde agent"
+  )
+end
+
 local function describe_host(status, lines)
   lines[#lines + 1] = ("listening on 127.0.0.1:%d (host pid %d, v%s)"):format(status.port, status.pid, status.version)
   lines[#lines + 1] = "lockfile: " .. status.lockfile
@@ -34,6 +46,7 @@ local function describe(status)
   for _, mention in ipairs(require("pi-ide.mention").queued()) do
     lines[#lines + 1] = ("mention %s waits for Claude Code"):format(mention)
   end
+  lines[#lines + 1] = agent_line()
   return table.concat(lines, "\n")
 end
 
@@ -97,9 +110,23 @@ local subcommands = {
   model = function()
     require("pi-ide.suggest.models").pick()
   end,
+  agent = function(args)
+    local agent = require("pi-ide.agent")
+    local what = args[1]
+    if what == nil then
+      agent.toggle()
+    elseif what == "focus" then
+      agent.focus()
+    elseif vim.tbl_contains(agent.NAMES, what) then
+      agent.focus(what)
+    else
+      util.notify(("unknown agent argument %q; try claude, pi or focus"):format(what), vim.log.levels.ERROR)
+    end
+  end,
 }
 
 local suggest_actions = { "accept", "dismiss", "next", "prev", "toggle" }
+local agent_arguments = { "claude", "focus", "pi" }
 
 --- Runs `:PiIde {fargs}`; `command` is the user command's table (range).
 function M.run(fargs, command)
@@ -129,6 +156,8 @@ function M.complete(arglead, cmdline)
     candidates = M.names()
   elseif words[2] == "suggest" then
     candidates = suggest_actions
+  elseif words[2] == "agent" then
+    candidates = agent_arguments
   elseif words[2] == "accept" or words[2] == "reject" or words[2] == "diff" then
     for _, diff in ipairs(require("pi-ide.diff").list()) do
       candidates[#candidates + 1] = diff.tab_name

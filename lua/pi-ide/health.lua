@@ -236,6 +236,38 @@ local function check_claude(host)
   end
 end
 
+-- Whether each agent `:PiIde agent` can start is executable; a missing one
+-- is only a warning (the default agent) or a note (the other): the plugin
+-- works without either.
+local function check_agents()
+  vim.health.start("pi-ide agent terminal (:PiIde agent)")
+  local agent = require("pi-ide.agent")
+  local default = require("pi-ide.config").values.agent.default
+  for _, name in ipairs(agent.NAMES) do
+    local program = agent.program(name)
+    local path = vim.fn.exepath(program)
+    if path ~= "" then
+      vim.health.ok(("%s: %s"):format(name, path))
+    else
+      local message = ("%s: `%s` is not executable; install it with `%s` (or set agent.%s.cmd)"):format(
+        name,
+        program,
+        agent.install_hint(name),
+        name
+      )
+      if name == default then
+        vim.health.warn(message)
+      else
+        vim.health.info(message)
+      end
+    end
+  end
+  local running = agent.status()
+  if running then
+    vim.health.info(("running: %s (pid %d)"):format(running.name, running.pid))
+  end
+end
+
 function M.check()
   vim.health.start("pi-ide")
   if vim.fn.has("nvim-0.10") == 1 then
@@ -249,6 +281,7 @@ function M.check()
   check_host(host, binary_ok and lock_dir_ok)
   check_claude(host)
   vim.health.info("log: " .. host.log_path())
+  check_agents()
 end
 
 return M

@@ -5,6 +5,7 @@ use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
 
 mod adversarial;
+mod agent_terminal;
 mod claude_discovery;
 mod diagnostics;
 mod diff_review;

@@ -20,6 +20,9 @@ local PLUGS = {
   { "i", "<Plug>(PiIdeSuggestionTrigger)", "pi-ide.suggest", "trigger" },
   { "n", "<Plug>(PiIdeSend)", "pi-ide.mention", "send" },
   { "x", "<Plug>(PiIdeSend)", "pi-ide.mention", "send" },
+  { "n", "<Plug>(PiIdeAgentToggle)", "pi-ide.agent", "toggle" },
+  { "t", "<Plug>(PiIdeAgentToggle)", "pi-ide.agent", "toggle" },
+  { "n", "<Plug>(PiIdeAgentFocus)", "pi-ide.agent", "focus" },
 }
 
 local function missing_plugs()
@@ -48,6 +51,7 @@ describe("<Plug> maps", function()
     expect(missing_plugs()):equals({})
     expect(package.loaded["pi-ide.diff"]):equals(nil)
     expect(package.loaded["pi-ide.suggest"]):equals(nil)
+    expect(package.loaded["pi-ide.agent"]):equals(nil)
   end)
 
   it("exist with suggestion keymaps = false", function()
