@@ -240,6 +240,12 @@ local function launch(name, focus)
   end
   if name == "pi" then
     util.notify("pi runs in the agent terminal: type /ide in it and pick Neovim to connect it to this Neovim")
+  elseif not require("pi-ide.host").claude_lock_dir() then
+    -- Claude reads the token from our lockfile in its own directory.
+    util.notify(
+      "claude runs, but cannot connect: Neovim is not announced to Claude Code (option claude_code = false)",
+      vim.log.levels.WARN
+    )
   end
   return true
 end

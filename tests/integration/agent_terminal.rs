@@ -115,6 +115,9 @@ async fn claude_gets_the_port_the_proxy_exceptions_and_the_cwd_even_before_the_h
     let seen = seen(&dir).await;
     let (port, _) = session.lockfile().await;
     assert_eq!(seen.env["CLAUDE_CODE_SSE_PORT"], port.to_string());
+    // What Claude reads the token from for that port.
+    let claude_lock = Path::new(&seen.env["CLAUDE_CONFIG_DIR"]).join(format!("ide/{port}.lock"));
+    assert!(claude_lock.exists(), "no {}", claude_lock.display());
     assert_eq!(seen.env["ENABLE_IDE_INTEGRATION"], "true");
     assert_eq!(seen.env["FORCE_CODE_TERMINAL"], "true");
     let no_proxy = "corp.example,intra.example,localhost,127.0.0.1,::1";
@@ -386,6 +389,20 @@ async fn the_terminal_opens_where_the_options_say() {
             assert_eq!(layout["relative"], "editor", "{layout}");
         }
     }
+}
+
+#[tokio::test]
+async fn claude_is_told_it_cannot_connect_when_claude_code_is_off() {
+    let dir = scratch_dir("agent-no-claude-lock");
+    let session = session_with("claude", &dir, "claude_code = false,", "").await;
+    session.wait_clients(0).await;
+    session.exec("require('pi-ide.agent').show()").await;
+    seen(&dir).await;
+    let told = session.notifications().await;
+    assert!(
+        told.iter().any(|m| m.contains("claude_code = false")),
+        "{told:?}"
+    );
 }
 
 #[tokio::test]
