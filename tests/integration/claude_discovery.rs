@@ -59,6 +59,8 @@ async fn the_server_is_announced_in_claudes_directory_too() {
     );
     assert_eq!(mode(&path), 0o600);
     assert_eq!(mode(&claude_dir(&session)), 0o700);
+    // The lockfiles exist before Lua hears that the host started.
+    session.wait_clients(0).await;
     assert_eq!(
         session
             .lua("return require('pi-ide').status().claude_lockfile")
@@ -85,6 +87,7 @@ async fn the_server_is_announced_in_claudes_directory_too() {
 async fn a_killed_host_leaves_no_lockfile_for_claude() {
     let session = Session::start().await;
     let (path, _) = single_lockfile(&claude_dir(&session)).await;
+    session.wait_clients(0).await;
     let host = session.lua("return require('pi-ide').status().pid").await;
     // SAFETY: killing the host this test's Neovim started.
     unsafe { libc::kill(host.as_i64().unwrap() as i32, libc::SIGKILL) };
