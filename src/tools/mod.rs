@@ -77,7 +77,11 @@ pub fn parse_call(params: &Value) -> Result<ToolCall, ToolError> {
         "close_tab" => close_tab::parse(arguments).map(ToolCall::CloseTab),
         "closeAllDiffTabs" => Ok(ToolCall::CloseAllDiffTabs),
         "getDiagnostics" => get_diagnostics::parse(arguments).map(ToolCall::GetDiagnostics),
-        _ => Err(ToolError::invalid_params(format!("Unknown tool: {name}"))),
+        // Claude tolerates -32601 for tools an editor lacks.
+        _ => Err(ToolError {
+            code: jsonrpc::METHOD_NOT_FOUND,
+            message: format!("Unknown tool: {name}"),
+        }),
     }
 }
 
@@ -108,6 +112,14 @@ pub fn text_content<S: AsRef<str>>(texts: &[S]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_tool_is_method_not_found() {
+        let error = parse_call(&json!({"name": "nope", "arguments": {}})).unwrap_err();
+        assert_eq!(error.code, jsonrpc::METHOD_NOT_FOUND);
+        let error = parse_call(&json!({"arguments": {}})).unwrap_err();
+        assert_eq!(error.code, jsonrpc::INVALID_PARAMS);
+    }
 
     #[test]
     fn every_schema_is_an_object_schema_with_object_properties() {
