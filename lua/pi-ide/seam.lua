@@ -19,7 +19,8 @@ M.calls = {
       require("pi-ide.diagnostics").send_all()
     end
   end,
-  -- An agent "connected", "initialized" or "disconnected".
+  -- An agent "connected", "initialized", "updated" or "disconnected";
+  -- client = { id, kind, name, pid } (pid: the agent's process, from Claude).
   client = function(event, client)
     host.on_client(event, client)
   end,

@@ -7,7 +7,7 @@
 //! | call          | args                    | when                                       |
 //! |---------------|-------------------------|--------------------------------------------|
 //! | `started`     | info                    | server listening, lockfile written         |
-//! | `client`      | event, client           | a client connected / initialized / left    |
+//! | `client`      | event, client           | a client connected / initialized / updated / left (client: id, kind, name?, pid?) |
 //! | `open_diff`   | view                    | `openDiff`; a Lua error means `DIFF_REJECTED` |
 //! | `close_diff`  | id, reason?             | the agent closed diff `id` (and why)       |
 //! | `positions`   | –                       | a client initialized: current context      |
@@ -64,6 +64,8 @@ pub struct Started {
 pub enum ClientEvent {
     Connected,
     Initialized,
+    /// More became known (Claude's pid).
+    Updated,
     Disconnected,
 }
 
@@ -72,6 +74,7 @@ impl ClientEvent {
         match self {
             ClientEvent::Connected => "connected",
             ClientEvent::Initialized => "initialized",
+            ClientEvent::Updated => "updated",
             ClientEvent::Disconnected => "disconnected",
         }
     }
@@ -83,6 +86,8 @@ pub struct ClientInfo {
     pub id: u64,
     pub kind: &'static str,
     pub name: Option<String>,
+    /// The agent's process id, once Claude sent `ide_connected`.
+    pub pid: Option<u32>,
 }
 
 /// A call into Lua.
@@ -327,6 +332,7 @@ mod tests {
                     id: 1,
                     kind: "pi",
                     name: None,
+                    pid: None,
                 },
             ),
             LuaCall::CloseDiff {
@@ -362,6 +368,7 @@ mod tests {
                 id: 7,
                 kind: "claude",
                 name: Some("claude-code".into()),
+                pid: Some(4242),
             },
         )
         .into_args()
@@ -369,7 +376,7 @@ mod tests {
         assert_eq!(args[1].as_str(), Some("initialized"));
         assert_eq!(
             to_json(&args[2]),
-            serde_json::json!({"id": 7, "kind": "claude", "name": "claude-code"})
+            serde_json::json!({"id": 7, "kind": "claude", "name": "claude-code", "pid": 4242})
         );
         let args = LuaCall::Suggestions {
             token: 9,

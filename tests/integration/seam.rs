@@ -49,6 +49,7 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["started", {"version": "0", "seam": SEAM_VERSION, "port": 1, "lockfile": "/nowhere/1.lock", "pid": 1, "languages": ["rust"]}]),
         json!(["client", "connected", {"id": 1, "kind": "pi", "name": null}]),
         json!(["client", "initialized", {"id": 1, "kind": "pi", "name": "pi"}]),
+        json!(["client", "updated", {"id": 1, "kind": "pi", "name": "pi", "pid": 4242}]),
         json!(["open_diff", {"id": 1, "tab_name": "t", "path": path, "original_path": path, "client": "pi",
             "original_exists": true, "original": lines, "proposed": lines, "hunks": null}]),
         json!(["close_diff", 1, "the agent disconnected"]),
