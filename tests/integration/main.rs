@@ -5,6 +5,7 @@ use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
 
 mod adversarial;
+mod claude_tools;
 mod diagnostics;
 mod diff_review;
 mod diffs;

@@ -57,6 +57,13 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["suggestions", 1, ["x"], null]),
         json!(["models", {"models": [], "current": null}, null]),
         json!(["diff_hunks", 1, 1, [[0, 1, 0, 1]], [0, 1, 0, 0, 1]]),
+        json!(["workspace"]),
+        json!(["current_positions"]),
+        json!(["open_file", {"path": path, "start_text": "one", "select_to_end_of_line": true, "frontmost": true}]),
+        json!(["open_file", {"path": path, "select_to_end_of_line": false, "frontmost": false}]),
+        json!(["open_editors"]),
+        json!(["document_state", path]),
+        json!(["save_document", path]),
         json!(["client", "disconnected", {"id": 1, "kind": "pi", "name": "pi"}]),
     ];
     let mut called = vec![];
