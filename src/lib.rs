@@ -30,7 +30,7 @@
 //! * [`diagnostics`] – the mirror `getDiagnostics` answers from, and its shapes.
 //! * [`diff`]        – pending diffs, diff preparation, exact text, hunks.
 //! * [`outline`]     – tree-sitter outline, scope and comment detection.
-//! * [`selection`]   – positions → `selection_changed` params.
+//! * [`selection`]   – positions → `selection_changed` params; file urls.
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
 //! * [`client`]      – client ids and kinds.
 //! * [`mutex`]       – locking that survives a panicked task.

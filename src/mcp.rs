@@ -75,13 +75,15 @@ pub async fn request(state: &State, client: ClientId, id: Value, method: &str, p
     state.clients.send(client, reply);
 }
 
-/// Notifications need no answer; the ones we know need no action either.
-pub fn notification(client: ClientId, method: &str) {
+/// Notifications need no answer; `ide_connected` tells which process the
+/// agent is, the others need no action.
+pub fn notification(state: &State, client: ClientId, method: &str, params: &Value) {
     match method {
-        "notifications/initialized"
-        | "notifications/cancelled"
-        | "ide_connected"
-        | "request_cancelled" => {}
+        "ide_connected" => match params.get("pid").and_then(Value::as_u64).map(u32::try_from) {
+            Some(Ok(pid)) => state.client_pid(client, pid),
+            _ => tracing::debug!("client {}: ide_connected without a pid", client.0),
+        },
+        "notifications/initialized" | "notifications/cancelled" | "request_cancelled" => {}
         _ => tracing::debug!("client {}: ignored notification {method}", client.0),
     }
 }

@@ -12,7 +12,7 @@ local state = {
   job = nil, -- channel id of the running host
   stopping = false, -- true while a stop we asked for is in progress
   info = nil, -- what on_started reported
-  clients = {}, -- id -> { id, kind, name }
+  clients = {}, -- id -> { id, kind, name, pid }
   client_count = 0,
   stderr = {}, -- recent stderr lines, shown if the host dies
   failure = nil, -- why the host last failed to start or died, for :checkhealth
@@ -248,7 +248,8 @@ function M.on_started(info)
   return true
 end
 
---- Seam `client`: "connected", "initialized" or "disconnected".
+--- Seam `client`: "connected", "initialized", "updated" (Claude's pid
+--- arrived) or "disconnected".
 function M.on_client(event, client)
   if event == "disconnected" then
     if state.clients[client.id] then
@@ -274,7 +275,12 @@ end
 function M.status()
   local clients = {}
   for _, client in pairs(state.clients) do
-    clients[#clients + 1] = { id = client.id, kind = client.kind, name = client.name ~= vim.NIL and client.name or nil }
+    clients[#clients + 1] = {
+      id = client.id,
+      kind = client.kind,
+      name = client.name ~= vim.NIL and client.name or nil,
+      pid = client.pid ~= vim.NIL and client.pid or nil,
+    }
   end
   table.sort(clients, function(a, b)
     return a.id < b.id

@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 3
+M.VERSION = 4
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -19,7 +19,8 @@ M.calls = {
       require("pi-ide.diagnostics").send_all()
     end
   end,
-  -- An agent "connected", "initialized" or "disconnected".
+  -- An agent "connected", "initialized", "updated" or "disconnected";
+  -- client = { id, kind, name, pid } (pid: the agent's process, from Claude).
   client = function(event, client)
     host.on_client(event, client)
   end,
@@ -46,6 +47,30 @@ M.calls = {
   -- Large diff `id` re-diffed after edit `seq`: its new hunks and words.
   diff_hunks = function(id, seq, hunks, words)
     require("pi-ide.diff.hunks").on_hunks(id, seq, hunks, words)
+  end,
+  -- An agent asks for the workspace folder: the global cwd.
+  workspace = function()
+    return require("pi-ide.editors").workspace()
+  end,
+  -- getCurrentSelection: the current window's position, nil if not a file.
+  current_positions = function()
+    return require("pi-ide.selection").current()
+  end,
+  -- openFile: show (or only load) a file and select text; an error fails it.
+  open_file = function(request)
+    return require("pi-ide.editors").open(request)
+  end,
+  -- getOpenEditors: the listed file buffers.
+  open_editors = function()
+    return require("pi-ide.editors").list()
+  end,
+  -- checkDocumentDirty: { modified } of the file's buffer, nil without one.
+  document_state = function(path)
+    return require("pi-ide.editors").state(path)
+  end,
+  -- saveDocument: writes the file's buffer; nil without one.
+  save_document = function(path)
+    return require("pi-ide.editors").save(path)
   end,
 }
 

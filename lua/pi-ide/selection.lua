@@ -61,6 +61,10 @@ function M.on_event()
   timer:start(config.values.selection.debounce_ms, 0, fire_on_main_loop)
 end
 
+--- Position of the current window, nil unless it shows a real file.
+--- Seam `current_positions`, for getCurrentSelection.
+M.current = current
+
 --- Current position, or the last real file position (e.g. while the person
 --- is in a terminal running the agent). Seam `positions`, on `initialize`.
 function M.positions()

@@ -18,6 +18,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::client::ClientKind;
+use crate::selection::uri_path;
 
 /// How long an answer waits for announced data before it makes do with
 /// what the mirror holds (Lua flushes within ~20 ms).
@@ -150,33 +151,6 @@ impl File {
             ClientKind::Claude => &self.claude,
         }
     }
-}
-
-/// `file:///a%20b` → `/a b`; anything else is compared as given.
-fn uri_path(uri: &str) -> String {
-    let Some(rest) = uri.strip_prefix("file://") else {
-        return uri.to_owned();
-    };
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

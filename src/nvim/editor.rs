@@ -3,6 +3,7 @@
 
 use nvim_rs::compat::tokio::Compat;
 use nvim_rs::{Neovim, Value};
+use serde::de::DeserializeOwned;
 
 use super::convert::to_json;
 use super::seam::LuaCall;
@@ -42,6 +43,26 @@ impl Editor {
                 tracing::warn!("seam call {name} failed: {error}");
             }
         });
+    }
+
+    /// Calls into Lua and reads its answer as `T`; nil is `None`. An empty
+    /// Lua table arrives as an empty map, which reads as an empty list
+    /// where `T` is one.
+    pub async fn query<T: DeserializeOwned>(&self, call: LuaCall) -> Result<Option<T>, String> {
+        let value = self.call(call).await?;
+        if value.is_nil() {
+            return Ok(None);
+        }
+        let json = to_json(&value);
+        match serde_json::from_value(json.clone()) {
+            Ok(answer) => Ok(Some(answer)),
+            Err(_) if json == serde_json::json!({}) => {
+                serde_json::from_value(serde_json::json!([]))
+                    .map(Some)
+                    .map_err(|e| e.to_string())
+            }
+            Err(error) => Err(error.to_string()),
+        }
     }
 
     /// The current (or last known) file position, if any.

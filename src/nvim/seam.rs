@@ -7,13 +7,19 @@
 //! | call          | args                    | when                                       |
 //! |---------------|-------------------------|--------------------------------------------|
 //! | `started`     | info                    | server listening, lockfile written         |
-//! | `client`      | event, client           | a client connected / initialized / left    |
+//! | `client`      | event, client           | a client connected / initialized / updated / left (client: id, kind, name?, pid?) |
 //! | `open_diff`   | view                    | `openDiff`; a Lua error means `DIFF_REJECTED` |
 //! | `close_diff`  | id, reason?             | the agent closed diff `id` (and why)       |
 //! | `positions`   | –                       | a client initialized: current context      |
 //! | `suggestions` | token, list?, error?    | suggestions (or an error) for token        |
 //! | `models`      | result?, error?         | the answer to `listSuggestionModels`       |
 //! | `diff_hunks`  | id, seq, hunks, words   | large diff `id` re-diffed up to edit `seq` |
+//! | `workspace`   | –                       | an agent asks for the workspace: the global cwd |
+//! | `current_positions` | –                 | `getCurrentSelection`: the current window's position, or nil |
+//! | `open_file`   | request                 | `openFile`: show (or load) a file, select text; → `{filetype, line_count}` |
+//! | `open_editors`| –                       | `getOpenEditors`: listed file buffers      |
+//! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
+//! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
 //!
 //! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
 //! | event                 | args                  | meaning                                  |
@@ -47,7 +53,7 @@ use crate::selection::Positions;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 3;
+pub const SEAM_VERSION: u64 = 4;
 
 /// What the host reports once agents can find it.
 #[derive(Debug, Serialize)]
@@ -69,6 +75,8 @@ pub struct Started {
 pub enum ClientEvent {
     Connected,
     Initialized,
+    /// More became known (Claude's pid).
+    Updated,
     Disconnected,
 }
 
@@ -77,6 +85,7 @@ impl ClientEvent {
         match self {
             ClientEvent::Connected => "connected",
             ClientEvent::Initialized => "initialized",
+            ClientEvent::Updated => "updated",
             ClientEvent::Disconnected => "disconnected",
         }
     }
@@ -88,6 +97,57 @@ pub struct ClientInfo {
     pub id: u64,
     pub kind: &'static str,
     pub name: Option<String>,
+    /// The agent's process id, once Claude sent `ide_connected`.
+    pub pid: Option<u32>,
+}
+
+/// `openFile`: which file, and what to select in it.
+#[derive(Debug, Serialize)]
+pub struct OpenFile {
+    /// Absolute, inside the workspace.
+    pub path: String,
+    /// Select from the first occurrence of `start_text` …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_text: Option<String>,
+    /// … to the first occurrence of `end_text` from there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_text: Option<String>,
+    pub select_to_end_of_line: bool,
+    /// False: load the buffer without touching windows or the cursor.
+    pub frontmost: bool,
+}
+
+/// What `open_file` returns.
+#[derive(Debug, Deserialize)]
+pub struct OpenedFile {
+    pub filetype: String,
+    pub line_count: u64,
+}
+
+/// One listed file buffer, as `open_editors` returns it.
+#[derive(Debug, Deserialize)]
+pub struct OpenEditor {
+    pub path: String,
+    /// The current window's buffer.
+    pub active: bool,
+    pub filetype: String,
+    pub modified: bool,
+}
+
+/// What `document_state` returns for a file that has a buffer.
+#[derive(Debug, Deserialize)]
+pub struct DocumentState {
+    pub modified: bool,
+}
+
+/// What `save_document` returns for a file that has a buffer.
+#[derive(Debug, Deserialize)]
+pub struct SaveOutcome {
+    /// False when the write failed or was refused.
+    pub ok: bool,
+    /// Whether the file was written.
+    pub saved: bool,
+    pub message: String,
 }
 
 /// A call into Lua.
@@ -114,6 +174,16 @@ pub enum LuaCall {
         hunks: Vec<Hunk>,
         words: Vec<u32>,
     },
+    Workspace,
+    CurrentPositions,
+    OpenFile(OpenFile),
+    OpenEditors,
+    DocumentState {
+        path: String,
+    },
+    SaveDocument {
+        path: String,
+    },
 }
 
 impl LuaCall {
@@ -127,6 +197,12 @@ impl LuaCall {
         "suggestions",
         "models",
         "diff_hunks",
+        "workspace",
+        "current_positions",
+        "open_file",
+        "open_editors",
+        "document_state",
+        "save_document",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -139,6 +215,12 @@ impl LuaCall {
             LuaCall::Suggestions { .. } => "suggestions",
             LuaCall::Models(_) => "models",
             LuaCall::DiffHunks { .. } => "diff_hunks",
+            LuaCall::Workspace => "workspace",
+            LuaCall::CurrentPositions => "current_positions",
+            LuaCall::OpenFile(_) => "open_file",
+            LuaCall::OpenEditors => "open_editors",
+            LuaCall::DocumentState { .. } => "document_state",
+            LuaCall::SaveDocument { .. } => "save_document",
         }
     }
 
@@ -170,6 +252,11 @@ impl LuaCall {
                 msgpack(&hunks)?,
                 msgpack(&words)?,
             ],
+            LuaCall::Workspace | LuaCall::CurrentPositions | LuaCall::OpenEditors => vec![],
+            LuaCall::OpenFile(request) => vec![msgpack(&request)?],
+            LuaCall::DocumentState { path } | LuaCall::SaveDocument { path } => {
+                vec![Value::from(path)]
+            }
         };
         args.extend(payload);
         Ok(args)
@@ -349,6 +436,7 @@ mod tests {
                     id: 1,
                     kind: "pi",
                     name: None,
+                    pid: None,
                 },
             ),
             LuaCall::CloseDiff {
@@ -367,6 +455,22 @@ mod tests {
                 hunks: vec![],
                 words: vec![],
             },
+            LuaCall::Workspace,
+            LuaCall::CurrentPositions,
+            LuaCall::OpenFile(OpenFile {
+                path: "/w/a".into(),
+                start_text: None,
+                end_text: None,
+                select_to_end_of_line: false,
+                frontmost: true,
+            }),
+            LuaCall::OpenEditors,
+            LuaCall::DocumentState {
+                path: "/w/a".into(),
+            },
+            LuaCall::SaveDocument {
+                path: "/w/a".into(),
+            },
         ];
         for call in calls {
             let name = call.name();
@@ -384,6 +488,7 @@ mod tests {
                 id: 7,
                 kind: "claude",
                 name: Some("claude-code".into()),
+                pid: Some(4242),
             },
         )
         .into_args()
@@ -391,7 +496,7 @@ mod tests {
         assert_eq!(args[1].as_str(), Some("initialized"));
         assert_eq!(
             to_json(&args[2]),
-            serde_json::json!({"id": 7, "kind": "claude", "name": "claude-code"})
+            serde_json::json!({"id": 7, "kind": "claude", "name": "claude-code", "pid": 4242})
         );
         let args = LuaCall::Suggestions {
             token: 9,

@@ -15,6 +15,9 @@ pub struct ClientEntry {
     pub kind: ClientKind,
     /// `clientInfo.name` from `initialize`, once it arrived.
     pub name: Option<String>,
+    /// The agent's process id from Claude's `ide_connected`, so Lua can
+    /// tell which terminal runs it.
+    pub pid: Option<u32>,
     /// Serialized JSON-RPC messages for the connection's writer.
     outbox: UnboundedSender<String>,
 }
@@ -40,6 +43,7 @@ impl Clients {
             ClientEntry {
                 kind,
                 name: None,
+                pid: None,
                 outbox,
             },
         );
@@ -54,6 +58,17 @@ impl Clients {
         if let Some(entry) = self.lock().clients.get_mut(&id) {
             entry.name = Some(name);
         }
+    }
+
+    pub fn set_pid(&self, id: ClientId, pid: u32) {
+        if let Some(entry) = self.lock().clients.get_mut(&id) {
+            entry.pid = Some(pid);
+        }
+    }
+
+    /// What is known about one client, if it is still connected.
+    pub fn entry(&self, id: ClientId) -> Option<ClientEntry> {
+        self.lock().clients.get(&id).cloned()
     }
 
     pub fn kind(&self, id: ClientId) -> Option<ClientKind> {
@@ -128,6 +143,8 @@ mod tests {
         clients.set_name(b, "claude-code".into());
         assert_eq!(clients.latest(ClientKind::Claude), Some(b));
         assert_eq!(clients.kind(b), Some(ClientKind::Claude));
+        clients.set_pid(b, 4242);
+        assert_eq!(clients.entry(b).unwrap().pid, Some(4242));
         clients.unregister(a);
         assert!(!clients.send(a, "late".into()));
         assert!(!clients.is_empty());

@@ -24,7 +24,7 @@ use crate::nvim::editor::Editor;
 use crate::nvim::seam::{ClientEvent, ClientInfo, LuaCall};
 use crate::outline::worker::Worker;
 use crate::selection::Positions;
-use clients::Clients;
+use clients::{ClientEntry, Clients};
 use outgoing::Outgoing;
 
 pub struct State {
@@ -54,23 +54,28 @@ impl State {
     /// A transport accepted a client; replies go to `outbox`.
     pub fn client_connected(&self, kind: ClientKind, outbox: UnboundedSender<String>) -> ClientId {
         let client = self.clients.register(kind, outbox);
-        self.editor.push(LuaCall::Client(
-            ClientEvent::Connected,
-            client_info(client, kind, None),
-        ));
+        self.push_client(ClientEvent::Connected, client);
         client
     }
 
     /// The client said who it is in `initialize`.
     pub fn client_named(&self, client: ClientId, name: String) {
-        let Some(kind) = self.clients.kind(client) else {
-            return;
-        };
-        self.clients.set_name(client, name.clone());
-        self.editor.push(LuaCall::Client(
-            ClientEvent::Initialized,
-            client_info(client, kind, Some(name)),
-        ));
+        self.clients.set_name(client, name);
+        self.push_client(ClientEvent::Initialized, client);
+    }
+
+    /// Claude said which process it is (`ide_connected {pid}`).
+    pub fn client_pid(&self, client: ClientId, pid: u32) {
+        self.clients.set_pid(client, pid);
+        self.push_client(ClientEvent::Updated, client);
+    }
+
+    /// Tells Lua what is known about a connected client.
+    fn push_client(&self, event: ClientEvent, client: ClientId) {
+        if let Some(entry) = self.clients.entry(client) {
+            self.editor
+                .push(LuaCall::Client(event, client_info(client, &entry)));
+        }
     }
 
     /// A client left: its requests end, its diffs close, Lua hears about it.
@@ -82,7 +87,7 @@ impl State {
         if let Some(entry) = self.clients.unregister(client) {
             self.editor.push(LuaCall::Client(
                 ClientEvent::Disconnected,
-                client_info(client, entry.kind, entry.name),
+                client_info(client, &entry),
             ));
         }
     }
@@ -171,10 +176,11 @@ impl State {
     }
 }
 
-fn client_info(id: ClientId, kind: ClientKind, name: Option<String>) -> ClientInfo {
+fn client_info(id: ClientId, entry: &ClientEntry) -> ClientInfo {
     ClientInfo {
         id: id.0,
-        kind: kind.as_str(),
-        name,
+        kind: entry.kind.as_str(),
+        name: entry.name.clone(),
+        pid: entry.pid,
     }
 }

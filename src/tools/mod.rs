@@ -6,12 +6,21 @@ use serde_json::{Value, json};
 
 use crate::client::ClientId;
 use crate::jsonrpc;
+use crate::nvim::seam::LuaCall;
 use crate::state::State;
 
+mod check_document_dirty;
 mod close_all_diff_tabs;
 mod close_tab;
+mod get_current_selection;
 mod get_diagnostics;
+mod get_latest_selection;
+mod get_open_editors;
+mod get_workspace_folders;
 mod open_diff;
+mod open_file;
+mod paths;
+mod save_document;
 
 /// What `tools/list` says about a tool.
 pub struct ToolSpec {
@@ -27,6 +36,13 @@ pub const TOOLS: &[ToolSpec] = &[
     close_tab::SPEC,
     close_all_diff_tabs::SPEC,
     get_diagnostics::SPEC,
+    open_file::SPEC,
+    get_current_selection::SPEC,
+    get_latest_selection::SPEC,
+    get_open_editors::SPEC,
+    get_workspace_folders::SPEC,
+    check_document_dirty::SPEC,
+    save_document::SPEC,
 ];
 
 /// A JSON-RPC error from a tool call.
@@ -59,6 +75,13 @@ pub enum ToolCall {
     CloseTab(close_tab::Args),
     CloseAllDiffTabs,
     GetDiagnostics(get_diagnostics::Args),
+    OpenFile(open_file::Args),
+    GetCurrentSelection,
+    GetLatestSelection,
+    GetOpenEditors,
+    GetWorkspaceFolders,
+    CheckDocumentDirty(check_document_dirty::Args),
+    SaveDocument(save_document::Args),
 }
 
 /// Checks `tools/call {name, arguments}` without touching the editor.
@@ -77,7 +100,20 @@ pub fn parse_call(params: &Value) -> Result<ToolCall, ToolError> {
         "close_tab" => close_tab::parse(arguments).map(ToolCall::CloseTab),
         "closeAllDiffTabs" => Ok(ToolCall::CloseAllDiffTabs),
         "getDiagnostics" => get_diagnostics::parse(arguments).map(ToolCall::GetDiagnostics),
-        _ => Err(ToolError::invalid_params(format!("Unknown tool: {name}"))),
+        "openFile" => open_file::parse(arguments).map(ToolCall::OpenFile),
+        "getCurrentSelection" => Ok(ToolCall::GetCurrentSelection),
+        "getLatestSelection" => Ok(ToolCall::GetLatestSelection),
+        "getOpenEditors" => Ok(ToolCall::GetOpenEditors),
+        "getWorkspaceFolders" => Ok(ToolCall::GetWorkspaceFolders),
+        "checkDocumentDirty" => {
+            check_document_dirty::parse(arguments).map(ToolCall::CheckDocumentDirty)
+        }
+        "saveDocument" => save_document::parse(arguments).map(ToolCall::SaveDocument),
+        // Claude tolerates -32601 for tools an editor lacks.
+        _ => Err(ToolError {
+            code: jsonrpc::METHOD_NOT_FOUND,
+            message: format!("Unknown tool: {name}"),
+        }),
     }
 }
 
@@ -88,6 +124,13 @@ pub async fn run(state: &State, client: ClientId, call: ToolCall) -> Value {
         ToolCall::CloseTab(args) => close_tab::run(state, client, args),
         ToolCall::CloseAllDiffTabs => close_all_diff_tabs::run(state, client),
         ToolCall::GetDiagnostics(args) => get_diagnostics::run(state, client, args).await,
+        ToolCall::OpenFile(args) => open_file::run(state, args).await,
+        ToolCall::GetCurrentSelection => get_current_selection::run(state).await,
+        ToolCall::GetLatestSelection => get_latest_selection::run(state).await,
+        ToolCall::GetOpenEditors => get_open_editors::run(state).await,
+        ToolCall::GetWorkspaceFolders => get_workspace_folders::run(state).await,
+        ToolCall::CheckDocumentDirty(args) => check_document_dirty::run(state, args).await,
+        ToolCall::SaveDocument(args) => save_document::run(state, args).await,
     }
 }
 
@@ -105,9 +148,60 @@ pub fn text_content<S: AsRef<str>>(texts: &[S]) -> Value {
     json!({ "content": content })
 }
 
+/// A result whose one text item is `value` as a JSON string (the shape
+/// of the editor tools of Claude's VS Code extension).
+pub fn json_text(value: Value) -> Value {
+    text_content(&[value.to_string()])
+}
+
+/// Neovim's global cwd: the workspace folder agents' paths are confined to.
+pub async fn workspace(state: &State) -> Result<String, String> {
+    match state.editor.query::<String>(LuaCall::Workspace).await {
+        Ok(Some(root)) if !root.is_empty() => Ok(root),
+        Ok(_) => Err("Neovim has no current directory".into()),
+        Err(error) => Err(format!("cannot read Neovim's current directory: {error}")),
+    }
+}
+
+/// The VS Code language id for a Neovim filetype (mostly the same name).
+pub fn language_id(filetype: &str) -> &str {
+    match filetype {
+        "" | "text" => "plaintext",
+        "sh" | "bash" | "zsh" => "shellscript",
+        "cs" => "csharp",
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_editor_tools_parse_their_arguments() {
+        let call = parse_call(&json!({"name": "openFile", "arguments": {"filePath": "a"}}));
+        assert!(matches!(call, Ok(ToolCall::OpenFile(_))), "{call:?}");
+        for name in ["openFile", "checkDocumentDirty", "saveDocument"] {
+            let error = parse_call(&json!({"name": name, "arguments": {}})).unwrap_err();
+            assert_eq!(error.code, jsonrpc::INVALID_PARAMS, "{name}");
+        }
+        for name in [
+            "getCurrentSelection",
+            "getLatestSelection",
+            "getOpenEditors",
+            "getWorkspaceFolders",
+        ] {
+            assert!(parse_call(&json!({"name": name})).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_tool_is_method_not_found() {
+        let error = parse_call(&json!({"name": "nope", "arguments": {}})).unwrap_err();
+        assert_eq!(error.code, jsonrpc::METHOD_NOT_FOUND);
+        let error = parse_call(&json!({"arguments": {}})).unwrap_err();
+        assert_eq!(error.code, jsonrpc::INVALID_PARAMS);
+    }
 
     #[test]
     fn every_schema_is_an_object_schema_with_object_properties() {

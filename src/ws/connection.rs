@@ -87,7 +87,9 @@ fn receive(state: &Arc<State>, client: ClientId, text: &str, in_flight: &mpsc::S
                 drop(guard);
             });
         }
-        Ok(Incoming::Notification { method, .. }) => mcp::notification(client, &method),
+        Ok(Incoming::Notification { method, params }) => {
+            mcp::notification(state, client, &method, &params)
+        }
         Ok(Incoming::Response { id, outcome }) => state.outgoing.resolve(client, &id, outcome),
         Err(rejected) => {
             state.clients.send(client, rejected.reply);

@@ -63,7 +63,7 @@ async fn bad_messages_get_errors_and_the_connection_stays() {
         (
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#,
             json!(7),
-            -32602,
+            -32601,
         ),
         (
             r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"close_tab","arguments":{"tab_name":3}}}"#,

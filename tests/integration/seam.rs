@@ -49,6 +49,7 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["started", {"version": "0", "seam": SEAM_VERSION, "port": 1, "lockfile": "/nowhere/1.lock", "pid": 1, "languages": ["rust"]}]),
         json!(["client", "connected", {"id": 1, "kind": "pi", "name": null}]),
         json!(["client", "initialized", {"id": 1, "kind": "pi", "name": "pi"}]),
+        json!(["client", "updated", {"id": 1, "kind": "pi", "name": "pi", "pid": 4242}]),
         json!(["open_diff", {"id": 1, "tab_name": "t", "path": path, "original_path": path, "client": "pi",
             "original_exists": true, "original": lines, "proposed": lines, "hunks": null}]),
         json!(["close_diff", 1, "the agent disconnected"]),
@@ -56,6 +57,13 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["suggestions", 1, ["x"], null]),
         json!(["models", {"models": [], "current": null}, null]),
         json!(["diff_hunks", 1, 1, [[0, 1, 0, 1]], [0, 1, 0, 0, 1]]),
+        json!(["workspace"]),
+        json!(["current_positions"]),
+        json!(["open_file", {"path": path, "start_text": "one", "select_to_end_of_line": true, "frontmost": true}]),
+        json!(["open_file", {"path": path, "select_to_end_of_line": false, "frontmost": false}]),
+        json!(["open_editors"]),
+        json!(["document_state", path]),
+        json!(["save_document", path]),
         json!(["client", "disconnected", {"id": 1, "kind": "pi", "name": "pi"}]),
     ];
     let mut called = vec![];

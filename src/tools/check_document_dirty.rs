@@ -1,0 +1,53 @@
+//! `checkDocumentDirty {filePath}`: whether the file's buffer has unsaved
+//! changes. Only reads state, so any path may be asked about.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{ToolError, ToolSpec, arguments, json_text, paths, workspace};
+use crate::nvim::seam::{DocumentState, LuaCall};
+use crate::state::State;
+
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "checkDocumentDirty",
+    description: "Whether the buffer of a file has unsaved changes.",
+    schema: || {
+        json!({
+            "type": "object",
+            "properties": {"filePath": {"type": "string", "description": "path of the file, absolute or relative to the workspace"}},
+            "required": ["filePath"],
+        })
+    },
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Args {
+    file_path: String,
+}
+
+pub fn parse(args: Value) -> Result<Args, ToolError> {
+    arguments("checkDocumentDirty", args)
+}
+
+pub async fn run(state: &State, args: Args) -> Value {
+    let fail = |path: &str, message: String| {
+        json_text(json!({"success": false, "filePath": path, "message": message}))
+    };
+    let path = match workspace(state).await {
+        Ok(root) => paths::resolve(&root, &args.file_path),
+        Err(error) => return fail(&args.file_path, error),
+    };
+    let call = LuaCall::DocumentState { path: path.clone() };
+    match state.editor.query::<DocumentState>(call).await {
+        Ok(Some(document)) => json_text(json!({
+            "success": true,
+            "filePath": path,
+            "isDirty": document.modified,
+            // A buffer found by its file name always has one.
+            "isUntitled": false,
+        })),
+        Ok(None) => fail(&path, format!("Document not open: {path}")),
+        Err(error) => fail(&path, format!("cannot read the buffer of {path}: {error}")),
+    }
+}

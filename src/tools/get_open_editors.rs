@@ -1,0 +1,45 @@
+//! `getOpenEditors {}`: the listed file buffers; the current window's one
+//! is active.
+
+use serde_json::{Value, json};
+
+use super::{ToolSpec, json_text, language_id};
+use crate::nvim::seam::{LuaCall, OpenEditor};
+use crate::selection::file_url;
+use crate::state::State;
+
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "getOpenEditors",
+    description: "The files open in Neovim (listed buffers): uri, label, language, unsaved changes, which is current.",
+    schema: || json!({"type": "object", "properties": {}}),
+};
+
+pub async fn run(state: &State) -> Value {
+    let editors = match state
+        .editor
+        .query::<Vec<OpenEditor>>(LuaCall::OpenEditors)
+        .await
+    {
+        Ok(editors) => editors.unwrap_or_default(),
+        Err(error) => {
+            tracing::warn!("cannot list the open buffers: {error}");
+            vec![]
+        }
+    };
+    let tabs: Vec<Value> = editors
+        .iter()
+        .map(|editor| {
+            let label = std::path::Path::new(&editor.path)
+                .file_name()
+                .map_or_else(|| editor.path.clone(), |n| n.to_string_lossy().into_owned());
+            json!({
+                "uri": file_url(&editor.path),
+                "isActive": editor.active,
+                "label": label,
+                "languageId": language_id(&editor.filetype),
+                "isDirty": editor.modified,
+            })
+        })
+        .collect();
+    json_text(json!({ "tabs": tabs }))
+}

@@ -1,0 +1,53 @@
+//! `saveDocument {filePath}`: writes a workspace file's buffer with `:write`,
+//! never a pi-ide diff buffer, never with a prompt (a file changed on disk
+//! since Neovim read it is refused, not overwritten).
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{ToolError, ToolSpec, arguments, json_text, paths, workspace};
+use crate::nvim::seam::{LuaCall, SaveOutcome};
+use crate::state::State;
+
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "saveDocument",
+    description: "Write the unsaved changes of a workspace file's buffer to disk.",
+    schema: || {
+        json!({
+            "type": "object",
+            "properties": {"filePath": {"type": "string", "description": "path of the file, absolute or relative to the workspace"}},
+            "required": ["filePath"],
+        })
+    },
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Args {
+    file_path: String,
+}
+
+pub fn parse(args: Value) -> Result<Args, ToolError> {
+    arguments("saveDocument", args)
+}
+
+pub async fn run(state: &State, args: Args) -> Value {
+    let answer = |path: &str, success: bool, saved: bool, message: String| {
+        json_text(json!({"success": success, "filePath": path, "saved": saved, "message": message}))
+    };
+    let root = match workspace(state).await {
+        Ok(root) => root,
+        Err(error) => return answer(&args.file_path, false, false, error),
+    };
+    let path = paths::resolve(&root, &args.file_path);
+    if !paths::inside(&root, &path) {
+        let message = format!("{path} is outside the workspace folder {root}: not saved");
+        return answer(&path, false, false, message);
+    }
+    let call = LuaCall::SaveDocument { path: path.clone() };
+    match state.editor.query::<SaveOutcome>(call).await {
+        Ok(Some(outcome)) => answer(&path, outcome.ok, outcome.saved, outcome.message),
+        Ok(None) => answer(&path, false, false, format!("Document not open: {path}")),
+        Err(error) => answer(&path, false, false, format!("cannot save {path}: {error}")),
+    }
+}
