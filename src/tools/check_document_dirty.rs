@@ -1,30 +1,21 @@
 //! `checkDocumentDirty {filePath}`: whether the file's buffer has unsaved
 //! changes. Only reads state, so any path may be asked about.
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolError, ToolSpec, arguments, json_text, paths, workspace};
+use super::{
+    FilePathArgs, ToolError, ToolSpec, arguments, file_path_schema, json_text, paths, workspace,
+};
 use crate::nvim::seam::{DocumentState, LuaCall};
 use crate::state::State;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "checkDocumentDirty",
     description: "Whether the buffer of a file has unsaved changes.",
-    schema: || {
-        json!({
-            "type": "object",
-            "properties": {"filePath": {"type": "string", "description": "path of the file, absolute or relative to the workspace"}},
-            "required": ["filePath"],
-        })
-    },
+    schema: file_path_schema,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Args {
-    file_path: String,
-}
+pub type Args = FilePathArgs;
 
 pub fn parse(args: Value) -> Result<Args, ToolError> {
     arguments("checkDocumentDirty", args)

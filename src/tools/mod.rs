@@ -134,6 +134,22 @@ pub async fn run(state: &State, client: ClientId, call: ToolCall) -> Value {
     }
 }
 
+/// The arguments of the tools that take one file.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilePathArgs {
+    pub file_path: String,
+}
+
+/// The schema of [`FilePathArgs`].
+pub fn file_path_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"filePath": {"type": "string", "description": "path of the file, absolute or relative to the workspace"}},
+        "required": ["filePath"],
+    })
+}
+
 /// Parses a tool's arguments, or says which one is wrong.
 pub fn arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolError> {
     serde_json::from_value(arguments).map_err(|e| ToolError::invalid_params(format!("{tool}: {e}")))

@@ -2,30 +2,21 @@
 //! never a pi-ide diff buffer, never with a prompt (a file changed on disk
 //! since Neovim read it is refused, not overwritten).
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolError, ToolSpec, arguments, json_text, paths, workspace};
+use super::{
+    FilePathArgs, ToolError, ToolSpec, arguments, file_path_schema, json_text, paths, workspace,
+};
 use crate::nvim::seam::{LuaCall, SaveOutcome};
 use crate::state::State;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "saveDocument",
     description: "Write the unsaved changes of a workspace file's buffer to disk.",
-    schema: || {
-        json!({
-            "type": "object",
-            "properties": {"filePath": {"type": "string", "description": "path of the file, absolute or relative to the workspace"}},
-            "required": ["filePath"],
-        })
-    },
+    schema: file_path_schema,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Args {
-    file_path: String,
-}
+pub type Args = FilePathArgs;
 
 pub fn parse(args: Value) -> Result<Args, ToolError> {
     arguments("saveDocument", args)
