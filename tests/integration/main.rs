@@ -23,6 +23,7 @@ mod load;
 mod lua;
 mod mcp;
 mod mentions;
+mod pi_extension;
 mod properties;
 mod reload;
 mod seam;

@@ -1,0 +1,73 @@
+//! The pi extension in `pi/` (`/review`): typechecked against the published
+//! pi types and run in the real pi runtime by its node tests. Both need
+//! `npm ci --prefix pi` (done by `.ci/run`); without it these tests fail and
+//! say so, rather than skip.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::repo_root;
+
+fn pi_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| repo_root().join("pi"))
+}
+
+/// Panics with the install command when node or pi/'s dev dependencies are missing.
+fn require_node_deps() {
+    let node = Command::new("node").arg("--version").output();
+    assert!(
+        node.as_ref().is_ok_and(|o| o.status.success()),
+        "node is not installed (needs Node >= 20); the pi extension tests cannot run: {node:?}"
+    );
+    for needed in [
+        "node_modules/.bin/tsc",
+        "node_modules/@mariozechner/pi-coding-agent/dist/cli.js",
+    ] {
+        assert!(
+            pi_dir().join(needed).exists(),
+            "pi/{needed} is missing: run `npm ci --prefix pi --no-audit --no-fund --ignore-scripts` first (.ci/run does)"
+        );
+    }
+}
+
+fn run(program: &str, args: &[&str]) {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(pi_dir())
+        .output()
+        .unwrap_or_else(|e| panic!("could not run {program}: {e}"));
+    assert!(
+        out.status.success(),
+        "`{program} {}` in pi/ failed ({}):\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+}
+
+#[test]
+fn review_extension_typechecks_against_published_pi_types() {
+    require_node_deps();
+    // --no-install: never fetch a `tsc` from the registry instead of ours.
+    run("npx", &["--no-install", "tsc", "--noEmit", "-p", "."]);
+}
+
+#[test]
+fn review_extension_runs_in_pi() {
+    require_node_deps();
+    // Files, not a directory or glob: node's --test reads those differently
+    // across versions.
+    let mut files: Vec<String> = std::fs::read_dir(pi_dir().join("test"))
+        .expect("pi/test")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".test.mjs"))
+        .map(|n| format!("test/{n}"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no pi/test/*.test.mjs");
+    let mut args = vec!["--test"];
+    args.extend(files.iter().map(String::as_str));
+    run("node", &args);
+}
