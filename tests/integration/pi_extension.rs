@@ -1,7 +1,8 @@
 //! The pi extension in `pi/` (`/review`): typechecked against the published
-//! pi types and run in the real pi runtime by its node tests. Both need
-//! `npm ci --prefix pi` (done by `.ci/run`); without it these tests fail and
-//! say so, rather than skip.
+//! pi types and run in the real pi runtime by its node tests. Both need the
+//! pinned packages of `pi/package-lock.json`: installed here with `npm ci`
+//! when missing, so `cargo test` alone runs them; without node or npm these
+//! tests fail and say so, rather than skip.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,20 +14,32 @@ fn pi_dir() -> &'static Path {
     DIR.get_or_init(|| repo_root().join("pi"))
 }
 
-/// Panics with the install command when node or pi/'s dev dependencies are missing.
+const NEEDED: [&str; 2] = [
+    "node_modules/.bin/tsc",
+    "node_modules/@mariozechner/pi-coding-agent/dist/cli.js",
+];
+
+/// Installs pi/'s pinned dev dependencies once when they are missing;
+/// panics with the fix when node or npm is not there.
 fn require_node_deps() {
+    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
     let node = Command::new("node").arg("--version").output();
     assert!(
         node.as_ref().is_ok_and(|o| o.status.success()),
         "node is not installed (needs Node >= 20); the pi extension tests cannot run: {node:?}"
     );
-    for needed in [
-        "node_modules/.bin/tsc",
-        "node_modules/@mariozechner/pi-coding-agent/dist/cli.js",
-    ] {
+    if NEEDED.iter().all(|needed| pi_dir().join(needed).exists()) {
+        return;
+    }
+    run(
+        "npm",
+        &["ci", "--no-audit", "--no-fund", "--ignore-scripts"],
+    );
+    for needed in NEEDED {
         assert!(
             pi_dir().join(needed).exists(),
-            "pi/{needed} is missing: run `npm ci --prefix pi --no-audit --no-fund --ignore-scripts` first (.ci/run does)"
+            "pi/{needed} is missing after `npm ci` in pi/"
         );
     }
 }
