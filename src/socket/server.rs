@@ -18,6 +18,8 @@ use crate::state::State;
 struct Bound {
     listener: UnixListener,
     file: SocketFile,
+    /// The file's name without `.sock`: `nvim`, or `nvim-<pid>`.
+    name: Arc<str>,
 }
 
 /// Serves `<root>/.pi/ide/<name>.sock` until `shutdown` changes. Like every
@@ -29,7 +31,6 @@ pub async fn serve(
     mut shutdown: watch::Receiver<bool>,
     done: mpsc::Sender<()>,
 ) {
-    let name: Arc<str> = name.into();
     let mut root = state.root.subscribe();
     let mut reported = None;
     let mut bound = None;
@@ -38,8 +39,8 @@ pub async fn serve(
     loop {
         tokio::select! {
             accepted = accept(&bound) => match accepted {
-                Ok(stream) => {
-                    let connection = connection::run(stream, name.clone(), state.clone(), shutdown.clone());
+                Ok((stream, name)) => {
+                    let connection = connection::run(stream, name, state.clone(), shutdown.clone());
                     let done = done.clone();
                     tokio::spawn(async move {
                         connection.await;
@@ -79,9 +80,13 @@ pub async fn serve(
     }
 }
 
-async fn accept(bound: &Option<Bound>) -> std::io::Result<UnixStream> {
+/// A connection, and the name `hello` gives: the socket's, as pi shows it.
+async fn accept(bound: &Option<Bound>) -> std::io::Result<(UnixStream, Arc<str>)> {
     match bound {
-        Some(bound) => bound.listener.accept().await.map(|(stream, _)| stream),
+        Some(bound) => {
+            let (stream, _) = bound.listener.accept().await?;
+            Ok((stream, bound.name.clone()))
+        }
         None => std::future::pending().await,
     }
 }
@@ -97,7 +102,16 @@ async fn rebind(
     let (bound, info) = match file::bind(root, name, nvim_pid).await {
         Ok((listener, file)) => {
             let path = file.path().display().to_string();
-            (Some(Bound { listener, file }), (Some(path), None))
+            let stem = file.path().file_stem().map(|s| s.to_string_lossy());
+            let name = stem.as_deref().unwrap_or(name).into();
+            (
+                Some(Bound {
+                    listener,
+                    file,
+                    name,
+                }),
+                (Some(path), None),
+            )
         }
         Err(error) => {
             let dir = file::dir(root);
