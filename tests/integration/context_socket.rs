@@ -141,6 +141,15 @@ async fn the_socket_is_private_recreated_when_deleted_and_removed_on_stop() {
             .contains(&format!("pi context socket: {}", path.display())),
         "{described}"
     );
+    let health = crate::health::health_report(&session).await;
+    assert!(
+        health.contains(&format!(
+            "pi context socket {}: start pi in {}",
+            path.display(),
+            session.work_dir.display()
+        )),
+        "{health}"
+    );
 
     let mut client = Client::connect(&path).await;
     assert_eq!(
