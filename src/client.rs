@@ -12,6 +12,9 @@ pub enum ClientKind {
     Pi,
     /// Claude Code: diagnostics as an array, no suggestions.
     Claude,
+    /// A client of pi's context socket (seed 002): NDJSON, not JSON-RPC; it
+    /// gets context pushes and may ask for reviews.
+    Socket,
 }
 
 impl ClientKind {
@@ -19,6 +22,16 @@ impl ClientKind {
         match self {
             ClientKind::Pi => "pi",
             ClientKind::Claude => "claude",
+            ClientKind::Socket => "socket",
+        }
+    }
+
+    /// Whether the client speaks JSON-RPC (MCP) and so may get
+    /// notifications like `selection_changed`.
+    pub fn speaks_jsonrpc(self) -> bool {
+        match self {
+            ClientKind::Pi | ClientKind::Claude => true,
+            ClientKind::Socket => false,
         }
     }
 }

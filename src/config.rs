@@ -9,6 +9,11 @@ pub struct Config {
     pub nvim_pid: u32,
     /// Initial workspace folder (Neovim's cwd); later changes arrive over RPC.
     pub cwd: String,
+    /// Initial project root (the git root of the cwd, else the cwd); empty
+    /// means the cwd. Later changes arrive with the cwd's.
+    pub root: String,
+    /// Name of pi's context socket (`<root>/.pi/ide/<name>.sock`); `None`: off.
+    pub context_socket: Option<String>,
     /// Where lockfiles go; `None` means `$PI_IDE_LOCK_DIR` or `~/.pi/ide`.
     pub lock_dir: Option<PathBuf>,
     /// Claude Code's lock directory, to be announced there too; `None`: not.
@@ -27,11 +32,13 @@ pub enum Parsed {
 }
 
 impl Config {
-    /// Parses `--pid N --cwd DIR [--lock-dir DIR] [--claude-lock-dir DIR]
-    /// [--log-file F] [--log-level L]`.
+    /// Parses `--pid N --cwd DIR [--root DIR] [--context-socket NAME]
+    /// [--lock-dir DIR] [--claude-lock-dir DIR] [--log-file F] [--log-level L]`.
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         let mut pid = None;
         let mut cwd = None;
+        let mut root = String::new();
+        let mut context_socket = None;
         let mut lock_dir = None;
         let mut claude_lock_dir = None;
         let mut log_file = None;
@@ -51,6 +58,14 @@ impl Config {
                     )
                 }
                 "--cwd" => cwd = Some(value),
+                "--root" => root = value,
+                "--context-socket" if value.is_empty() => {}
+                "--context-socket" if !valid_socket_name(&value) => {
+                    return Err(format!(
+                        "--context-socket {value}: letters, digits, `.`, `_` and `-` only"
+                    ));
+                }
+                "--context-socket" => context_socket = Some(value),
                 "--lock-dir" if !value.is_empty() => lock_dir = Some(PathBuf::from(value)),
                 "--lock-dir" => {}
                 "--claude-lock-dir" if !value.is_empty() => {
@@ -63,15 +78,26 @@ impl Config {
                 _ => return Err(format!("unknown option {flag}")),
             }
         }
+        let cwd = cwd.unwrap_or_default();
         Ok(Parsed::Run(Config {
             nvim_pid: pid.ok_or("--pid is required (the host is started by the Lua glue)")?,
-            cwd: cwd.unwrap_or_default(),
+            root: if root.is_empty() { cwd.clone() } else { root },
+            cwd,
+            context_socket,
             lock_dir,
             claude_lock_dir,
             log_file,
             log_level,
         }))
     }
+}
+
+/// A socket name stays one file name in `.pi/ide/`.
+fn valid_socket_name(name: &str) -> bool {
+    !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 #[cfg(test)]
@@ -88,7 +114,11 @@ mod tests {
             "--pid",
             "42",
             "--cwd",
+            "/w/sub",
+            "--root",
             "/w",
+            "--context-socket",
+            "nvim",
             "--lock-dir",
             "/l",
             "--claude-lock-dir",
@@ -99,7 +129,9 @@ mod tests {
             panic!("expected a run config");
         };
         assert_eq!(config.nvim_pid, 42);
-        assert_eq!(config.cwd, "/w");
+        assert_eq!(config.cwd, "/w/sub");
+        assert_eq!(config.root, "/w");
+        assert_eq!(config.context_socket.as_deref(), Some("nvim"));
         assert_eq!(config.lock_dir, Some(PathBuf::from("/l")));
         assert_eq!(config.claude_lock_dir, Some(PathBuf::from("/c/ide")));
         assert_eq!(config.log_level, "debug");
@@ -128,5 +160,17 @@ mod tests {
             off.claude_lock_dir, None,
             "empty means: do not announce to Claude"
         );
+        let Ok(Parsed::Run(plain)) = parse(&["--pid", "1", "--cwd", "/w", "--context-socket", ""])
+        else {
+            panic!("an empty socket name is valid");
+        };
+        assert_eq!(plain.context_socket, None, "empty means: no socket");
+        assert_eq!(plain.root, "/w", "the root defaults to the cwd");
+        for bad in ["../x", "a/b", ".hidden"] {
+            assert!(
+                parse(&["--pid", "1", "--context-socket", bad]).is_err(),
+                "{bad}"
+            );
+        }
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::client::ClientKind;
 use crate::diff::pending::DiffOutcome;
+use crate::ide_protocol;
 use crate::jsonrpc;
 use crate::nvim::seam::{Decision, EditorEvent};
 use crate::state::State;
@@ -14,12 +15,15 @@ use crate::suggest;
 pub async fn handle(state: &Arc<State>, event: EditorEvent) {
     match event {
         EditorEvent::Selection(positions) => {
-            if !state.clients.is_empty()
+            if state.clients.any_jsonrpc()
                 && let Some(message) = state.selection_message(&positions).await
             {
                 state.clients.broadcast(&message);
             }
+            ide_protocol::context::broadcast(state, Some(&positions));
         }
+        EditorEvent::NoFile => ide_protocol::context::broadcast(state, None),
+        EditorEvent::ReviewDone(done) => ide_protocol::review::done(state, done),
         EditorEvent::DiffDecided(Decision { id, accepted }) => {
             if let Some(diff) = state.diffs.take(id) {
                 diff.answer(match accepted {
@@ -44,6 +48,6 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
         }
         // The handler applies diagnostics before any later message is read.
         EditorEvent::DiagnosticsPending | EditorEvent::Diagnostics(_) => {}
-        EditorEvent::Cwd(_) | EditorEvent::Stop => {}
+        EditorEvent::Cwd { .. } | EditorEvent::Stop => {}
     }
 }

@@ -1,9 +1,11 @@
-//! Wiring: attach to Neovim, listen, write the lockfile, feed Neovim's events
-//! to [`crate::events`], and shut down cleanly (every pending diff answered,
-//! lockfile gone, connections given a moment to send their last replies).
+//! Wiring: attach to Neovim, listen, write the lockfile, serve pi's context
+//! socket, feed Neovim's events to [`crate::events`], and shut down cleanly
+//! (every pending diff and review answered, lockfile and socket gone,
+//! connections given a moment to send their last replies).
 
 use std::io;
 use std::net::Ipv4Addr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,6 +25,7 @@ use crate::outline::worker::Worker;
 use crate::state::State;
 use crate::state::clients::Clients;
 use crate::state::outgoing::Outgoing;
+use crate::state::reviews::Reviews;
 
 /// How long connections get to flush their last replies at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
@@ -97,6 +100,8 @@ pub async fn run(config: Config) -> io::Result<()> {
         editor: Editor::new(nvim),
         outline,
         token,
+        root: watch::channel(PathBuf::from(&config.root)).0,
+        reviews: Reviews::default(),
     });
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     // Every transport task holds a clone; the receiver closes when all ended.
@@ -104,9 +109,19 @@ pub async fn run(config: Config) -> io::Result<()> {
     tokio::spawn(crate::ws::server::serve(
         listener,
         state.clone(),
-        shutdown_rx,
-        done_tx,
+        shutdown_rx.clone(),
+        done_tx.clone(),
     ));
+    if let Some(name) = config.context_socket.clone() {
+        tokio::spawn(crate::socket::server::serve(
+            name,
+            config.nvim_pid,
+            state.clone(),
+            shutdown_rx,
+            done_tx.clone(),
+        ));
+    }
+    drop(done_tx);
     state.editor.push(LuaCall::Started(Started {
         version: env!("CARGO_PKG_VERSION"),
         seam: SEAM_VERSION,
@@ -131,7 +146,15 @@ pub async fn run(config: Config) -> io::Result<()> {
             _ = interrupt.recv() => {}
             event = events.recv() => match event {
                 None | Some(EditorEvent::Stop) => break,
-                Some(EditorEvent::Cwd(dir)) => locks.set_workspace_folders(&[dir]),
+                Some(EditorEvent::Cwd { dir, root }) => {
+                    locks.set_workspace_folders(&[dir]);
+                    let root = PathBuf::from(root);
+                    state.root.send_if_modified(|current| {
+                        let changed = *current != root;
+                        *current = root;
+                        changed
+                    });
+                }
                 Some(event) => crate::events::handle(&state, event).await,
             },
         }
@@ -140,6 +163,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     for diff in state.diffs.take_all() {
         diff.answer(DiffOutcome::rejected("Neovim is closing"));
     }
+    crate::ide_protocol::review::shutdown(&state);
     locks.remove();
     let _ = shutdown_tx.send(true);
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, all_done.recv()).await;

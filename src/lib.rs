@@ -12,6 +12,7 @@
 //!
 //! Transports (parse, authenticate, forward):
 //! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
+//! * [`socket`]      – pi's context socket (`<root>/.pi/ide/<name>.sock`, NDJSON).
 //! * [`lockfile`]    – the discovery files agents read.
 //! * [`auth`]        – secret tokens, constant-time checks, header → client kind.
 //!
@@ -20,10 +21,13 @@
 //! * [`tools`]       – one file per MCP tool plus the registry.
 //! * [`events`]      – what Neovim reports, turned into actions.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
+//! * [`ide_protocol`] – seed 002's messages over the socket: `hello`,
+//!   `context`, review requests and `reviewResult`.
 //!
 //! State (knows nothing about sockets):
 //! * [`state`]       – clients, pending diffs, requests sent to agents, the
-//!   diagnostics mirror and the editor handle, shared by everything above.
+//!   open review, the project root, the diagnostics mirror and the editor
+//!   handle, shared by everything above.
 //!
 //! Neovim seam and pure helpers:
 //! * [`nvim`]        – the typed msgpack-RPC seam: calls into Lua, events from it.
@@ -43,6 +47,7 @@ mod diagnostics;
 mod diff;
 mod events;
 pub mod host;
+mod ide_protocol;
 pub mod jsonrpc;
 mod lockfile;
 mod logging;
@@ -54,6 +59,7 @@ mod outline;
 #[cfg(test)]
 mod scratch;
 mod selection;
+mod socket;
 mod state;
 mod suggest;
 mod tools;

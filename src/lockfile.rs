@@ -125,7 +125,7 @@ impl Lockfile {
 }
 
 /// Creates `dir` (0700) or tightens an existing one we own to 0700.
-fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
     DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
     let metadata = fs::metadata(dir)?;
     if !metadata.is_dir() {

@@ -21,6 +21,14 @@ local function describe_host(status, lines)
   if status.claude_lockfile then
     lines[#lines + 1] = "Claude Code lockfile: " .. status.claude_lockfile
   end
+  if status.socket then
+    lines[#lines + 1] = ("pi context socket: %s (start pi in %s)"):format(
+      status.socket,
+      vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(status.socket)))
+    )
+  elseif status.socket_error then
+    lines[#lines + 1] = "pi context socket: none: " .. status.socket_error
+  end
   if #status.clients == 0 then
     lines[#lines + 1] = "clients: none (run /ide in pi, or claude --ide)"
   end

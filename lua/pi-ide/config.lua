@@ -12,6 +12,15 @@ M.defaults = {
   log_level = "info",
   -- Announce Neovim to Claude Code too ($CLAUDE_CONFIG_DIR/ide or ~/.claude/ide).
   claude_code = true,
+  -- pi's context socket, <project root>/.pi/ide/<name>.sock: pi's `ide`
+  -- extension reads the current file and selection from it and asks for
+  -- reviews. The project root is the git root of the cwd, else the cwd.
+  context_socket = {
+    enabled = true,
+    -- The socket's file name (pi shows it); `<name>-<pid>` when another
+    -- Neovim in the same project has it.
+    name = "nvim",
+  },
   selection = {
     -- Send selection_changed to connected agents.
     enabled = true,
@@ -188,6 +197,13 @@ function M.apply(opts)
   if count < 1 or count > 3 or count % 1 ~= 0 then
     problems[#problems + 1] = "option `suggestion.count` must be 1, 2 or 3 (using 3)"
     values.suggestion.count = 3
+  end
+  local socket_name = values.context_socket.name
+  if socket_name == "" or socket_name:sub(1, 1) == "." or socket_name:find("[^%w._-]") then
+    problems[#problems + 1] = ("option `context_socket.name` must be letters, digits, `.`, `_` or `-` (got %q)"):format(
+      socket_name
+    )
+    values.context_socket.name = M.defaults.context_socket.name
   end
   if values.selection.debounce_ms < 0 then
     problems[#problems + 1] = "option `selection.debounce_ms` must not be negative (using the default)"

@@ -236,6 +236,27 @@ local function check_claude(host)
   end
 end
 
+-- pi's context socket: where it is, and that pi finds it only when started
+-- in the project root.
+local function check_socket(host)
+  local option = require("pi-ide.config").values.context_socket
+  if not option.enabled then
+    vim.health.info("pi context socket: off (context_socket.enabled = false)")
+    return
+  end
+  local status = host.status()
+  local root = host.project_root()
+  if status.socket then
+    vim.health.ok(("pi context socket %s: start pi in %s to find it"):format(status.socket, root))
+  elseif status.socket_error then
+    vim.health.error("pi context socket: " .. status.socket_error, {
+      ("make %s/.pi/ide writable, or setup({ context_socket = { enabled = false } })"):format(root),
+    })
+  else
+    vim.health.info(("pi context socket: %s/.pi/ide/%s.sock once the host runs"):format(root, option.name))
+  end
+end
+
 -- Whether each agent `:PiIde agent` can start is executable; a missing one
 -- is only a warning (the default agent) or a note (the other): the plugin
 -- works without either.
@@ -280,6 +301,7 @@ function M.check()
   local lock_dir_ok = check_lock_dir(host)
   check_host(host, binary_ok and lock_dir_ok)
   check_claude(host)
+  check_socket(host)
   vim.health.info("log: " .. host.log_path())
   check_agents()
 end

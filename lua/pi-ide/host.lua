@@ -12,6 +12,8 @@ local state = {
   job = nil, -- channel id of the running host
   stopping = false, -- true while a stop we asked for is in progress
   info = nil, -- what on_started reported
+  socket = nil, -- path of pi's context socket, while there is one
+  socket_error = nil, -- why there is none
   clients = {}, -- id -> { id, kind, name, pid }
   client_count = 0,
   stderr = {}, -- recent stderr lines, shown if the host dies
@@ -84,6 +86,13 @@ function M.binary()
   return nil, "the host binary is not built: " .. build_hint()
 end
 
+--- The project root: the git root of Neovim's cwd, else the cwd. pi's
+--- context socket lives in its `.pi/ide/`.
+function M.project_root()
+  local cwd = vim.fn.getcwd()
+  return vim.fs.root(cwd, ".git") or cwd
+end
+
 function M.log_path()
   return vim.fn.stdpath("log") .. "/pi-ide.log"
 end
@@ -128,11 +137,12 @@ local function on_exit(_, code)
   state.clients, state.client_count = {}, 0
   require("pi-ide.diff").close_all()
   -- The host removes them itself; this covers a host that was killed.
-  for _, lockfile in ipairs({ info.lockfile, info.claude_lockfile }) do
-    if lockfile and lockfile ~= vim.NIL then
-      os.remove(lockfile)
+  for _, file in ipairs({ info.lockfile, info.claude_lockfile, state.socket }) do
+    if file and file ~= vim.NIL then
+      os.remove(file)
     end
   end
+  state.socket, state.socket_error = nil, nil
   if not was_stopping and code ~= 0 then
     local detail = #state.stderr > 0 and (":\n" .. table.concat(state.stderr, "\n")) or ""
     state.failure = ("the host exited with code %d%s"):format(code, detail)
@@ -158,6 +168,10 @@ function M.start()
     tostring(vim.fn.getpid()),
     "--cwd",
     vim.fn.getcwd(),
+    "--root",
+    M.project_root(),
+    "--context-socket",
+    config.values.context_socket.enabled and config.values.context_socket.name or "",
     "--log-file",
     M.log_path(),
     "--log-level",
@@ -248,6 +262,17 @@ function M.on_started(info)
   return true
 end
 
+--- Seam `socket`: where pi's context socket is now (nil: nowhere), or why
+--- it could not be created.
+function M.on_socket(path, err)
+  state.socket = path ~= vim.NIL and path or nil
+  err = err ~= vim.NIL and err or nil
+  if err and err ~= state.socket_error then
+    util.notify(err, vim.log.levels.WARN)
+  end
+  state.socket_error = err
+end
+
 --- Seam `client`: "connected", "initialized", "updated" (Claude's pid
 --- arrived) or "disconnected".
 function M.on_client(event, client)
@@ -295,6 +320,8 @@ function M.status()
     port = info.port,
     lockfile = info.lockfile,
     claude_lockfile = info.claude_lockfile ~= vim.NIL and info.claude_lockfile or nil,
+    socket = state.socket,
+    socket_error = state.socket_error,
     pid = info.pid,
     version = info.version,
     clients = clients,

@@ -89,9 +89,9 @@ function M.setup(opts)
     group = group,
     pattern = "global",
     callback = function()
-      require("pi-ide.seam").notify("cwd", vim.fn.getcwd())
+      require("pi-ide.seam").notify("cwd", vim.fn.getcwd(), require("pi-ide.host").project_root())
     end,
-    desc = "pi-ide: keep the lockfile's workspace folder current",
+    desc = "pi-ide: keep the lockfile's workspace folder and the context socket current",
   })
   if values.auto_start then
     -- The host (and the check that its binary exists, which names the

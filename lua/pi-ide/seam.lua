@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 4
+M.VERSION = 5
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -72,6 +72,23 @@ M.calls = {
   save_document = function(path)
     return require("pi-ide.editors").save(path)
   end,
+  -- pi's context socket is at `path` now (nil: nowhere), or `err` says why not.
+  socket = function(path, err)
+    host.on_socket(path, err)
+  end,
+  -- A socket client asks for a review: { id, root, files } (files relative
+  -- to root, checked); an error makes the host answer "cancelled".
+  review_open = function(review)
+    return require("pi-ide.review").open(review)
+  end,
+  -- Review `id` ends without a result (its client left); `reason` says why.
+  review_close = function(id, reason)
+    require("pi-ide.review").close(id, reason)
+  end,
+  -- A review request was refused (answered "cancelled"): tell the person.
+  review_refused = function(message)
+    require("pi-ide.review").refused(message)
+  end,
 }
 
 --- Runs the seam call `name`; the host's only way into Lua.
@@ -87,7 +104,7 @@ end
 M.EVENTS = {
   "selection", -- positions table: the cursor/selection of a file buffer, debounced
   "diff_decided", -- id, accepted, text?: the person decided on diff `id`
-  "cwd", -- dir: Neovim's global cwd changed
+  "cwd", -- dir, root: Neovim's global cwd changed, and its project root
   "suggest", -- request table: ask the pi agent for suggestions
   "suggest_cancel", -- token: the person moved on
   "list_models", -- :PiIde model
@@ -96,6 +113,8 @@ M.EVENTS = {
   "diagnostics", -- files: the diagnostics of each changed buffer
   "mention", -- {filePath, lineStart?, lineEnd?}: an at-mention for Claude Code
   "diff_edited", -- id, seq, side, first, last, lines: a side of a large diff changed
+  "no_file", -- debounced: the current window shows no file (help, terminal, …)
+  "review_done", -- {id, status, comments}: review `id` was submitted or cancelled
 }
 
 local known = {}

@@ -1,6 +1,8 @@
 -- Tracks the cursor and selection of real file buffers. Each event only
 -- re-arms one reusable timer; when the person pauses, the positions go to the
 -- host in one notification and the host reads the selected text itself.
+-- When the current window shows no file (help, terminal, a diff's
+-- proposal), the host hears that once, for pi's context socket.
 local config = require("pi-ide.config")
 local host = require("pi-ide.host")
 local seam = require("pi-ide.seam")
@@ -10,6 +12,7 @@ local M = {}
 local uv = vim.uv
 local timer = nil
 local last = nil -- positions of the last real file buffer seen
+local told_no_file = false -- `no_file` sent, and no file seen since
 
 local visual_kind = { v = "char", V = "line", ["\22"] = "block" }
 
@@ -44,12 +47,17 @@ end
 
 local function fire()
   local positions = current()
-  if not positions then
-    return
+  if positions then
+    last = positions
   end
-  last = positions
-  if host.client_count() > 0 then
+  if host.client_count() == 0 then
+    told_no_file = false
+  elseif positions then
+    told_no_file = false
     seam.notify("selection", positions)
+  elseif not told_no_file then
+    told_no_file = true
+    seam.notify("no_file")
   end
 end
 

@@ -115,7 +115,8 @@ impl Mirror {
         };
         let quoted = |uri: &str| Value::from(uri).to_string();
         match kind {
-            ClientKind::Pi => {
+            // Socket clients never ask; they would get pi's shape.
+            ClientKind::Pi | ClientKind::Socket => {
                 let pairs: Vec<String> = entries
                     .iter()
                     .map(|(uri, list)| format!("{}:{list}", quoted(uri)))
@@ -147,7 +148,7 @@ impl File {
 
     fn list(&self, kind: ClientKind) -> &str {
         match kind {
-            ClientKind::Pi => &self.pi,
+            ClientKind::Pi | ClientKind::Socket => &self.pi,
             ClientKind::Claude => &self.claude,
         }
     }

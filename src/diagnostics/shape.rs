@@ -14,8 +14,8 @@ fn diagnostic(kind: ClientKind, raw: &Value) -> Value {
     let severity = match (raw.get("severity").and_then(Value::as_u64), kind) {
         (Some(1), _) => "Error",
         (Some(2), _) => "Warning",
-        (Some(3), ClientKind::Pi) => "Information",
         (Some(3), ClientKind::Claude) => "Info",
+        (Some(3), ClientKind::Pi | ClientKind::Socket) => "Information",
         _ => "Hint",
     };
     let mut out = json!({

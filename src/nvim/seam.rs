@@ -20,13 +20,17 @@
 //! | `open_editors`| –                       | `getOpenEditors`: listed file buffers      |
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
 //! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
+//! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
+//! | `review_open` | review                  | a socket client asked for a review `{id, root, files}`; a Lua error cancels it |
+//! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
+//! | `review_refused` | message              | a review request was refused: tell the person why |
 //!
 //! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
 //! | event                 | args                  | meaning                                  |
 //! |-----------------------|-----------------------|------------------------------------------|
 //! | `selection`           | positions             | debounced cursor/selection of a file     |
 //! | `diff_decided`        | id, accepted, text?   | the person accepted/rejected diff `id`   |
-//! | `cwd`                 | dir                   | Neovim's cwd changed (workspace folder)  |
+//! | `cwd`                 | dir, root             | Neovim's cwd changed (workspace folder), and its project root |
 //! | `suggest`             | request               | ask the pi agent for inline suggestions  |
 //! | `suggest_cancel`      | token                 | the person moved on: cancel that request |
 //! | `list_models`         | –                     | `:PiIde model`: ask pi for its models    |
@@ -35,6 +39,8 @@
 //! | `diagnostics`         | files                 | diagnostics of the buffers that changed  |
 //! | `mention`             | mention               | `:PiIde send`: at-mention for Claude     |
 //! | `diff_edited`         | id, seq, side, first, last, lines | a side of large diff `id` changed: lines `first..last` (0-based, as last sent) are now `lines` |
+//! | `no_file`             | –                     | debounced: the current window shows no file (help, terminal, …) |
+//! | `review_done`         | result                | review `id` was submitted or cancelled `{id, status, comments}` |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with
@@ -53,7 +59,7 @@ use crate::selection::Positions;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 4;
+pub const SEAM_VERSION: u64 = 5;
 
 /// What the host reports once agents can find it.
 #[derive(Debug, Serialize)]
@@ -150,6 +156,70 @@ pub struct SaveOutcome {
     pub message: String,
 }
 
+/// Where the context socket listens now; both `None`: nowhere (off, or
+/// removed at shutdown).
+#[derive(Debug, Default, Serialize)]
+pub struct SocketInfo {
+    pub path: Option<String>,
+    /// Why there is no socket, for the person.
+    pub error: Option<String>,
+}
+
+/// A review a socket client asked for, its files already checked.
+#[derive(Debug, Serialize)]
+pub struct Review {
+    pub id: u64,
+    /// The project root the files are relative to.
+    pub root: String,
+    /// Relative to `root`; each an existing regular file inside it.
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewStatus {
+    Submitted,
+    Cancelled,
+}
+
+/// One comment of a finished review, as the review UI wrote it.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewComment {
+    /// Relative to the project root.
+    pub file: String,
+    /// 1-based, in the file as shown.
+    pub line: u64,
+    /// Inclusive; only for ranges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u64>,
+    pub text: String,
+    /// The lines around the comment as shown (`"12: foo"`, `"> 13: bar"`).
+    #[serde(deserialize_with = "lua_list")]
+    pub context: Vec<String>,
+}
+
+/// What the review UI reports when review `id` ends.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ReviewDone {
+    pub id: u64,
+    pub status: ReviewStatus,
+    #[serde(default, deserialize_with = "lua_list")]
+    pub comments: Vec<ReviewComment>,
+}
+
+/// A list from Lua, where an empty table arrives as an empty map.
+fn lua_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    match Json::deserialize(deserializer)? {
+        Json::Object(map) if map.is_empty() => Ok(vec![]),
+        list => serde_json::from_value(list).map_err(serde::de::Error::custom),
+    }
+}
+
 /// A call into Lua.
 #[derive(Debug)]
 pub enum LuaCall {
@@ -184,6 +254,16 @@ pub enum LuaCall {
     SaveDocument {
         path: String,
     },
+    Socket(SocketInfo),
+    ReviewOpen(Review),
+    ReviewClose {
+        id: u64,
+        /// Why, for the person.
+        reason: String,
+    },
+    ReviewRefused {
+        message: String,
+    },
 }
 
 impl LuaCall {
@@ -203,6 +283,10 @@ impl LuaCall {
         "open_editors",
         "document_state",
         "save_document",
+        "socket",
+        "review_open",
+        "review_close",
+        "review_refused",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -221,6 +305,10 @@ impl LuaCall {
             LuaCall::OpenEditors => "open_editors",
             LuaCall::DocumentState { .. } => "document_state",
             LuaCall::SaveDocument { .. } => "save_document",
+            LuaCall::Socket(_) => "socket",
+            LuaCall::ReviewOpen(_) => "review_open",
+            LuaCall::ReviewClose { .. } => "review_close",
+            LuaCall::ReviewRefused { .. } => "review_refused",
         }
     }
 
@@ -257,6 +345,13 @@ impl LuaCall {
             LuaCall::DocumentState { path } | LuaCall::SaveDocument { path } => {
                 vec![Value::from(path)]
             }
+            LuaCall::Socket(SocketInfo { path, error }) => vec![
+                path.map_or(Value::Nil, Value::from),
+                error.map_or(Value::Nil, Value::from),
+            ],
+            LuaCall::ReviewOpen(review) => vec![msgpack(&review)?],
+            LuaCall::ReviewClose { id, reason } => vec![Value::from(id), Value::from(reason)],
+            LuaCall::ReviewRefused { message } => vec![Value::from(message)],
         };
         args.extend(payload);
         Ok(args)
@@ -317,8 +412,14 @@ pub struct Decision {
 #[derive(Debug)]
 pub enum EditorEvent {
     Selection(Positions),
+    /// The current window shows no file.
+    NoFile,
     DiffDecided(Decision),
-    Cwd(String),
+    Cwd {
+        dir: String,
+        /// The git root of `dir`, else `dir`.
+        root: String,
+    },
     Suggest(SuggestRequest),
     SuggestCancel(u64),
     ListModels,
@@ -327,6 +428,7 @@ pub enum EditorEvent {
     Diagnostics(Vec<BufferDiagnostics>),
     Mention(Mention),
     DiffEdited(Edit),
+    ReviewDone(ReviewDone),
 }
 
 impl EditorEvent {
@@ -343,6 +445,8 @@ impl EditorEvent {
         "diagnostics",
         "mention",
         "diff_edited",
+        "no_file",
+        "review_done",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -358,7 +462,16 @@ impl EditorEvent {
                 };
                 Some(EditorEvent::DiffDecided(Decision { id, accepted }))
             }
-            "cwd" => Some(EditorEvent::Cwd(args.first()?.as_str()?.to_owned())),
+            "cwd" => {
+                let dir = args.first()?.as_str()?.to_owned();
+                let root = match args.get(1) {
+                    Some(root) => root.as_str()?.to_owned(),
+                    None => dir.clone(),
+                };
+                Some(EditorEvent::Cwd { dir, root })
+            }
+            "no_file" => Some(EditorEvent::NoFile),
+            "review_done" => typed(payload()?).map(EditorEvent::ReviewDone),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
             "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
             "list_models" => Some(EditorEvent::ListModels),
@@ -470,6 +583,19 @@ mod tests {
             },
             LuaCall::SaveDocument {
                 path: "/w/a".into(),
+            },
+            LuaCall::Socket(SocketInfo::default()),
+            LuaCall::ReviewOpen(Review {
+                id: 1,
+                root: "/w".into(),
+                files: vec!["a".into()],
+            }),
+            LuaCall::ReviewClose {
+                id: 1,
+                reason: "the agent disconnected".into(),
+            },
+            LuaCall::ReviewRefused {
+                message: "no".into(),
             },
         ];
         for call in calls {
@@ -600,7 +726,11 @@ mod tests {
             }))
         ));
         assert!(
-            matches!(EditorEvent::parse("cwd", &[Value::from("/w")]), Some(EditorEvent::Cwd(d)) if d == "/w")
+            matches!(EditorEvent::parse("cwd", &[Value::from("/w/sub"), Value::from("/w")]), Some(EditorEvent::Cwd { dir, root }) if dir == "/w/sub" && root == "/w")
+        );
+        assert!(
+            matches!(EditorEvent::parse("cwd", &[Value::from("/w")]), Some(EditorEvent::Cwd { root, .. }) if root == "/w"),
+            "without a root, the cwd is the root"
         );
         let positions = map(vec![
             ("buf", Value::from(1)),
@@ -655,9 +785,56 @@ mod tests {
         );
         for name in EditorEvent::NAMES {
             let parsed = EditorEvent::parse(name, &[]);
-            let needs_args = !matches!(*name, "list_models" | "stop" | "diagnostics_pending");
+            let needs_args = !matches!(
+                *name,
+                "list_models" | "stop" | "diagnostics_pending" | "no_file"
+            );
             assert_eq!(parsed.is_none(), needs_args, "{name}");
         }
+    }
+
+    #[test]
+    fn a_review_result_reads_lua_tables() {
+        let comment = map(vec![
+            ("file", Value::from("src/a.rs")),
+            ("line", Value::from(3)),
+            ("endLine", Value::from(4)),
+            ("text", Value::from("why?")),
+            (
+                "context",
+                Value::Array(vec![Value::from("> 3: a"), Value::from("> 4: b")]),
+            ),
+        ]);
+        let done = map(vec![
+            ("id", Value::from(2)),
+            ("status", Value::from("submitted")),
+            ("comments", Value::Array(vec![comment])),
+        ]);
+        let Some(EditorEvent::ReviewDone(done)) = EditorEvent::parse("review_done", &[done]) else {
+            panic!("not parsed");
+        };
+        assert_eq!(done.id, 2);
+        assert_eq!(done.status, ReviewStatus::Submitted);
+        assert_eq!(
+            serde_json::to_value(&done.comments).unwrap(),
+            serde_json::json!([{"file": "src/a.rs", "line": 3, "endLine": 4, "text": "why?", "context": ["> 3: a", "> 4: b"]}])
+        );
+        let cancelled = map(vec![
+            ("id", Value::from(3)),
+            ("status", Value::from("cancelled")),
+            ("comments", Value::Map(vec![])),
+        ]);
+        let Some(EditorEvent::ReviewDone(cancelled)) =
+            EditorEvent::parse("review_done", &[cancelled])
+        else {
+            panic!("an empty Lua table is an empty list");
+        };
+        assert!(cancelled.comments.is_empty());
+        let bad = map(vec![
+            ("id", Value::from(3)),
+            ("status", Value::from("maybe")),
+        ]);
+        assert!(EditorEvent::parse("review_done", &[bad]).is_none());
     }
 
     #[test]

@@ -18,7 +18,10 @@ pub struct ClientEntry {
     /// The agent's process id from Claude's `ide_connected`, so Lua can
     /// tell which terminal runs it.
     pub pid: Option<u32>,
-    /// Serialized JSON-RPC messages for the connection's writer.
+    /// The last state push sent with [`Clients::push_changed`], so an
+    /// identical one is not sent again.
+    last_pushed: Option<String>,
+    /// Serialized messages for the connection's writer.
     outbox: UnboundedSender<String>,
 }
 
@@ -44,6 +47,7 @@ impl Clients {
                 kind,
                 name: None,
                 pid: None,
+                last_pushed: None,
                 outbox,
             },
         );
@@ -85,8 +89,17 @@ impl Clients {
             .map(|(id, _)| *id)
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.lock().clients.is_empty()
+    }
+
+    /// Whether any client speaks JSON-RPC (see [`ClientKind::speaks_jsonrpc`]).
+    pub fn any_jsonrpc(&self) -> bool {
+        self.lock()
+            .clients
+            .values()
+            .any(|entry| entry.kind.speaks_jsonrpc())
     }
 
     /// Queues a message for one client; false when it is gone.
@@ -97,11 +110,34 @@ impl Clients {
             .is_some_and(|entry| entry.outbox.send(message).is_ok())
     }
 
-    /// Queues a message for every client.
+    /// Queues a JSON-RPC message for every client that speaks JSON-RPC.
     pub fn broadcast(&self, message: &str) {
         for entry in self.lock().clients.values() {
-            let _ = entry.outbox.send(message.to_owned());
+            if entry.kind.speaks_jsonrpc() {
+                let _ = entry.outbox.send(message.to_owned());
+            }
         }
+    }
+
+    /// Queues `message` for every client of `kind` whose last push differs;
+    /// how many got it.
+    pub fn push_changed(&self, kind: ClientKind, message: &str) -> usize {
+        let mut inner = self.lock();
+        inner
+            .clients
+            .values_mut()
+            .filter(|entry| entry.kind == kind)
+            .map(|entry| push_if_changed(entry, message))
+            .filter(|&sent| sent)
+            .count()
+    }
+
+    /// Queues `message` for one client unless it was its last push.
+    pub fn push_changed_to(&self, id: ClientId, message: &str) -> bool {
+        self.lock()
+            .clients
+            .get_mut(&id)
+            .is_some_and(|entry| push_if_changed(entry, message))
     }
 
     /// Queues a message for every client of `kind`; how many there were.
@@ -116,6 +152,14 @@ impl Clients {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         crate::mutex::lock(&self.inner)
     }
+}
+
+fn push_if_changed(entry: &mut ClientEntry, message: &str) -> bool {
+    if entry.last_pushed.as_deref() == Some(message) {
+        return false;
+    }
+    entry.last_pushed = Some(message.to_owned());
+    entry.outbox.send(message.to_owned()).is_ok()
 }
 
 #[cfg(test)]
@@ -153,5 +197,31 @@ mod tests {
             Some("claude-code")
         );
         assert!(clients.is_empty());
+    }
+
+    #[test]
+    fn socket_clients_get_pushes_once_and_no_jsonrpc() {
+        let clients = Clients::default();
+        let (tx_pi, mut rx_pi) = unbounded_channel();
+        let (tx_a, mut rx_a) = unbounded_channel();
+        let (tx_b, mut rx_b) = unbounded_channel();
+        clients.register(ClientKind::Pi, tx_pi);
+        let a = clients.register(ClientKind::Socket, tx_a);
+        assert!(clients.any_jsonrpc());
+        clients.broadcast("rpc");
+        assert_eq!(rx_pi.try_recv().unwrap(), "rpc");
+        assert!(rx_a.try_recv().is_err(), "no JSON-RPC on the socket");
+        assert!(clients.push_changed_to(a, "x"));
+        assert!(!clients.push_changed_to(a, "x"), "identical: not resent");
+        let b = clients.register(ClientKind::Socket, tx_b);
+        assert_eq!(clients.push_changed(ClientKind::Socket, "x"), 1, "only b");
+        assert_eq!(clients.push_changed(ClientKind::Socket, "y"), 2);
+        assert_eq!(rx_a.try_recv().unwrap(), "x");
+        assert_eq!(rx_a.try_recv().unwrap(), "y");
+        assert_eq!(rx_b.try_recv().unwrap(), "x");
+        assert_eq!(rx_b.try_recv().unwrap(), "y");
+        assert!(rx_pi.try_recv().is_err(), "pushes go to their kind only");
+        assert!(!clients.push_changed_to(ClientId(99), "z"));
+        clients.unregister(b);
     }
 }

@@ -5,14 +5,18 @@
 //! * [`clients`]  – connected clients and their outboxes.
 //! * [`outgoing`] – requests sent to agents, waiting for answers.
 //! * [`rediff`]   – re-diffing large diffs after edits, off the UI thread.
+//! * [`reviews`]  – the one review session a client may have open.
 
 pub mod clients;
 pub mod outgoing;
 pub mod rediff;
+pub mod reviews;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::watch;
 
 use crate::client::{ClientId, ClientKind};
 use crate::diagnostics::Mirror;
@@ -26,6 +30,7 @@ use crate::outline::worker::Worker;
 use crate::selection::Positions;
 use clients::{ClientEntry, Clients};
 use outgoing::Outgoing;
+use reviews::Reviews;
 
 pub struct State {
     pub clients: Clients,
@@ -41,6 +46,10 @@ pub struct State {
     pub outline: Worker,
     /// The secret agents must present in the handshake.
     pub token: String,
+    /// The project root: the git root of Neovim's cwd, else the cwd.
+    pub root: watch::Sender<PathBuf>,
+    /// The review a client asked for, while it is open.
+    pub reviews: Reviews,
 }
 
 /// Which file an `openDiff` is about, and the tab the agent named.
@@ -78,9 +87,16 @@ impl State {
         }
     }
 
-    /// A client left: its requests end, its diffs close, Lua hears about it.
+    /// A client left: its requests end, its diffs and review close, Lua
+    /// hears about it.
     pub fn client_gone(&self, client: ClientId) {
         self.outgoing.forget_client(client);
+        if let Some(id) = self.reviews.take_client(client) {
+            self.editor.push(LuaCall::ReviewClose {
+                id,
+                reason: "the agent that asked for it disconnected".into(),
+            });
+        }
         for diff in self.diffs.take_client(client) {
             self.finish_diff(diff, DiffOutcome::rejected("the agent disconnected"));
         }

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::common::{Session, eventually, host_binary, plugin_copy, scratch_dir};
 
-async fn health_report(session: &Session) -> String {
+pub async fn health_report(session: &Session) -> String {
     session.exec("vim.cmd('checkhealth pi-ide')").await;
     session
         .lua("return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n')")

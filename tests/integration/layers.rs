@@ -10,8 +10,8 @@ use crate::common::repo_root;
 /// Top-level modules of `src/`, by layer, highest first.
 const LAYERS: &[&[&str]] = &[
     &["main", "host", "config", "logging"],
-    &["ws", "lockfile", "auth"],
-    &["mcp", "tools", "events", "suggest"],
+    &["ws", "socket", "lockfile", "auth"],
+    &["mcp", "tools", "events", "suggest", "ide_protocol"],
     &["state"],
     &["nvim"],
     &[

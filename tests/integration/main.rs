@@ -8,6 +8,7 @@ mod adversarial;
 mod agent_terminal;
 mod claude_discovery;
 mod claude_tools;
+mod context_socket;
 mod diagnostics;
 mod diff_review;
 mod diffs;

@@ -42,6 +42,15 @@ async fn both_halves_list_the_same_calls_events_and_version() {
 #[tokio::test]
 async fn every_call_the_host_makes_reaches_a_lua_function() {
     let session = Session::spawn().await;
+    // The review UI is its own module; a stub records what reaches it.
+    session
+        .exec(
+            "_G.review_calls = {}
+             package.loaded['pi-ide.review'] = setmetatable({}, { __index = function(_, name)
+               return function(...) table.insert(_G.review_calls, { name, ... }); return true end
+             end })",
+        )
+        .await;
     let path = session.write_file("seam.txt", "one\n");
     let path = path.to_str().unwrap();
     let lines = json!({"lines": ["one"], "eol": true, "crlf": false});
@@ -64,6 +73,19 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["open_editors"]),
         json!(["document_state", path]),
         json!(["save_document", path]),
+        json!(["socket", "/w/.pi/ide/nvim.sock", null]),
+        json!([
+            "socket",
+            null,
+            "cannot create pi's context socket in /w/.pi/ide: denied"
+        ]),
+        json!(["review_open", {"id": 1, "root": "/w", "files": ["seam.txt"]}]),
+        json!([
+            "review_close",
+            1,
+            "the agent that asked for it disconnected"
+        ]),
+        json!(["review_refused", "review refused: /etc/passwd is absolute"]),
         json!(["client", "disconnected", {"id": 1, "kind": "pi", "name": "pi"}]),
     ];
     let mut called = vec![];
@@ -83,6 +105,15 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
     called.sort();
     called.dedup();
     assert_eq!(called, sorted_names(LuaCall::NAMES), "every call was tried");
+    assert_eq!(
+        session.lua("return _G.review_calls").await,
+        json!([
+            ["open", {"id": 1, "root": "/w", "files": ["seam.txt"]}],
+            ["close", 1, "the agent that asked for it disconnected"],
+            ["refused", "review refused: /etc/passwd is absolute"],
+        ]),
+        "the review calls reach pi-ide.review with their arguments"
+    );
     let unknown = session
         .lua("return (pcall(require('pi-ide.seam').call, 'no_such_call'))")
         .await;

@@ -1,0 +1,24 @@
+//! The context socket pi's `ide` extension connects to (seed 002):
+//! `<project root>/.pi/ide/<name>.sock`, newline-delimited JSON. It only
+//! binds, accepts, frames and forwards: what the lines mean is
+//! [`crate::ide_protocol`]'s business.
+//!
+//! * [`file`]       – the socket file: its place, modes, name, liveness.
+//! * [`server`]     – accepts, re-creates a deleted socket, follows `:cd`.
+//! * [`connection`] – one client: `hello`, lines in, messages out.
+//! * [`lines`]      – splitting bytes into lines, with a length cap.
+
+pub mod connection;
+pub mod file;
+pub mod lines;
+pub mod server;
+
+use std::time::Duration;
+
+/// Longest line a client may send; a longer one is skipped, the
+/// connection kept.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// How often the server checks its socket file is still there (pi deletes
+/// sockets that do not accept).
+pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
