@@ -1,8 +1,9 @@
 -- Tracks the cursor and selection of real file buffers. Each event only
 -- re-arms one reusable timer; when the person pauses, the positions go to the
 -- host in one notification and the host reads the selected text itself.
--- When the current window shows no file (help, terminal, a diff's
--- proposal), the host hears that once, for pi's context socket.
+-- When the current window shows no file (help, a diff's proposal), the host
+-- hears that once, for pi's context socket; a terminal (where the agent
+-- runs) keeps the last file.
 local config = require("pi-ide.config")
 local host = require("pi-ide.host")
 local seam = require("pi-ide.seam")
@@ -55,6 +56,10 @@ local function fire()
   elseif positions then
     told_no_file = false
     seam.notify("selection", positions)
+  elseif vim.bo.buftype == "terminal" then
+    -- Most likely the agent's own terminal: the file the person came from
+    -- is still what they are working on.
+    return
   elseif not told_no_file then
     told_no_file = true
     seam.notify("no_file")

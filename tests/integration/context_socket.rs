@@ -262,6 +262,20 @@ async fn context_follows_files_and_visual_selections() {
     session.input("<Esc>").await;
     client.next().await;
 
+    // The agent's terminal keeps the file the person came from.
+    session.exec("vim.cmd('split'); vim.cmd('terminal')").await;
+    // Neovim runs the debounced report while the terminal is current.
+    session.lua("vim.wait(100); return true").await;
+    session.exec("vim.cmd('wincmd p')").await;
+    session.input("gg0Vj").await;
+    assert_eq!(
+        client.next().await,
+        json!({"type": "context", "file": "src/main.rs", "startLine": 1, "endLine": 2}),
+        "no `file: null` while in a terminal"
+    );
+    session.input("<Esc>").await;
+    client.next().await;
+
     session.exec("vim.cmd('help')").await;
     assert_eq!(
         client.next().await,
