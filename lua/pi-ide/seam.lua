@@ -96,6 +96,7 @@ M.EVENTS = {
   "diagnostics", -- files: the diagnostics of each changed buffer
   "mention", -- {filePath, lineStart?, lineEnd?}: an at-mention for Claude Code
   "diff_edited", -- id, seq, side, first, last, lines: a side of a large diff changed
+  "review_done", -- {id, status, comments}: the person submitted or cancelled review `id`
 }
 
 local known = {}
