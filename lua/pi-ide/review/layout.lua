@@ -5,6 +5,7 @@
 -- comment, jump, submit and cancel.
 local config = require("pi-ide.config")
 local git = require("pi-ide.review.git")
+local util = require("pi-ide.util")
 
 local M = {}
 
@@ -34,9 +35,8 @@ end
 
 -- The working file's buffer, loaded; `created` when the review loaded it.
 local function file_buffer(path)
-  local buf = vim.fn.bufnr(path)
-  local created = buf == -1 or not vim.api.nvim_buf_is_loaded(buf)
-  buf = vim.fn.bufadd(path)
+  local created = util.file_buffer(path) == nil
+  local buf = vim.fn.bufadd(path)
   vim.fn.bufload(buf)
   vim.bo[buf].buflisted = true
   if vim.bo[buf].filetype == "" then
@@ -68,7 +68,7 @@ local function map_keys(s, buf)
       return vim.fn.maparg(lhs, "n", false, true)
     end)
     if previous.buffer == 1 then
-      s.hidden_maps[#s.hidden_maps + 1] = previous
+      s.hidden_maps[#s.hidden_maps + 1] = { buf = buf, map = previous }
     end
     vim.keymap.set("n", lhs, plugs[name], { buffer = buf, desc = "pi-ide: review " .. name:gsub("_", " ") })
     s.mapped[#s.mapped + 1] = { buf = buf, lhs = lhs }
@@ -227,8 +227,12 @@ local function unmap_keys(s)
       pcall(vim.keymap.del, "n", map.lhs, { buffer = map.buf })
     end
   end
-  for _, previous in ipairs(s.hidden_maps or {}) do
-    pcall(vim.fn.mapset, "n", false, previous)
+  for _, hidden in ipairs(s.hidden_maps or {}) do
+    if vim.api.nvim_buf_is_valid(hidden.buf) then
+      vim.api.nvim_buf_call(hidden.buf, function()
+        pcall(vim.fn.mapset, "n", false, hidden.map)
+      end)
+    end
   end
 end
 
