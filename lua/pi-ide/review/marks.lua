@@ -14,7 +14,7 @@ end
 
 local function summary(text)
   local lines = vim.split(text, "\n", { plain = true })
-  local more = #lines > 1 and (" (+%d lines)"):format(#lines - 1) or ""
+  local more = #lines > 1 and (" (+%d line%s)"):format(#lines - 1, #lines > 2 and "s" or "") or ""
   return " " .. lines[1] .. more
 end
 
