@@ -31,7 +31,7 @@ vim.api.nvim_create_user_command("PiIde", function(command)
 end, {
   nargs = "*",
   range = true,
-  desc = "pi-ide.nvim: start|stop|restart|status|log|diff|accept|reject|send|build|suggest|model|agent",
+  desc = "pi-ide.nvim: start|stop|restart|status|log|diff|accept|reject|send|build|suggest|model|agent|review|comment",
   complete = function(arglead, cmdline)
     return require("pi-ide.commands").complete(arglead, cmdline)
   end,
@@ -55,17 +55,34 @@ local plugs = {
   -- In terminal mode too, so the agent's own window can hide itself.
   { { "n", "t" }, "PiIdeAgentToggle", "pi-ide.agent", "toggle", "hide or show the agent terminal" },
   { "n", "PiIdeAgentFocus", "pi-ide.agent", "focus", "show and enter the agent terminal" },
+  { "n", "PiIdeCommentDelete", "pi-ide.review", "delete_comment", "delete the review comment on this line" },
+  { "n", "PiIdeCommentNext", "pi-ide.review", "next_comment", "next review comment in this file" },
+  { "n", "PiIdeCommentPrev", "pi-ide.review", "prev_comment", "previous review comment in this file" },
+  { "n", "PiIdeReviewNextFile", "pi-ide.review", "next_file", "next file of the review" },
+  { "n", "PiIdeReviewPrevFile", "pi-ide.review", "prev_file", "previous file of the review" },
+  { "n", "PiIdeReviewSubmit", "pi-ide.review", "submit", "submit the review" },
+  { "n", "PiIdeReviewCancel", "pi-ide.review", "cancel", "cancel the review" },
 }
+-- The visual selection's lines (ending Visual mode), or nil, nil.
+local function selected_lines()
+  if not vim.fn.mode():find("^[vV\22]") then
+    return nil, nil
+  end
+  local first, last = vim.fn.line("v"), vim.fn.line(".")
+  vim.api.nvim_feedkeys(vim.keycode("<Esc>"), "nx", false)
+  return math.min(first, last), math.max(first, last)
+end
 -- The current line, or the visual selection's lines, as an at-mention.
 vim.keymap.set({ "n", "x" }, "<Plug>(PiIdeSend)", function()
-  local first, last = vim.fn.line("v"), vim.fn.line(".")
-  if vim.fn.mode():find("^[vV\22]") then
-    vim.api.nvim_feedkeys(vim.keycode("<Esc>"), "nx", false)
-  else
-    first = last
-  end
-  require("pi-ide.mention").send(math.min(first, last), math.max(first, last))
+  local first, last = selected_lines()
+  local line = vim.fn.line(".")
+  require("pi-ide.mention").send(first or line, last or line)
 end, { desc = "pi-ide: at-mention the line or selection for Claude Code" })
+-- A review comment on the current line (editing the one there) or on the
+-- visual selection's lines.
+vim.keymap.set({ "n", "x" }, "<Plug>(PiIdeComment)", function()
+  require("pi-ide.review").comment_here(selected_lines())
+end, { desc = "pi-ide: comment on the line or selection in a review" })
 
 for _, plug in ipairs(plugs) do
   local mode, name, module, action, desc = unpack(plug)

@@ -55,6 +55,10 @@ local function describe(status)
     lines[#lines + 1] = ("mention %s waits for Claude Code"):format(mention)
   end
   lines[#lines + 1] = agent_line()
+  local review = package.loaded["pi-ide.review"]
+  if review and review.status() then
+    lines[#lines + 1] = review.describe()
+  end
   return table.concat(lines, "\n")
 end
 
@@ -118,6 +122,27 @@ local subcommands = {
   model = function()
     require("pi-ide.suggest.models").pick()
   end,
+  comment = function(_, command)
+    local review = require("pi-ide.review")
+    if command and command.range > 0 then
+      review.comment_here(command.line1, command.line2)
+    else
+      review.comment_here()
+    end
+  end,
+  review = function(args)
+    local review = require("pi-ide.review")
+    local what = args[1] or "status"
+    if what == "submit" then
+      review.submit()
+    elseif what == "cancel" then
+      review.cancel()
+    elseif what == "status" then
+      util.notify(review.describe())
+    else
+      util.notify(("unknown review action %q; try submit, cancel or status"):format(what), vim.log.levels.ERROR)
+    end
+  end,
   agent = function(args)
     local agent = require("pi-ide.agent")
     local what = args[1]
@@ -135,6 +160,7 @@ local subcommands = {
 
 local suggest_actions = { "accept", "dismiss", "next", "prev", "toggle" }
 local agent_arguments = { "claude", "focus", "pi" }
+local review_actions = { "cancel", "status", "submit" }
 
 --- Runs `:PiIde {fargs}`; `command` is the user command's table (range).
 function M.run(fargs, command)
@@ -166,6 +192,8 @@ function M.complete(arglead, cmdline)
     candidates = suggest_actions
   elseif words[2] == "agent" then
     candidates = agent_arguments
+  elseif words[2] == "review" then
+    candidates = review_actions
   elseif words[2] == "accept" or words[2] == "reject" or words[2] == "diff" then
     for _, diff in ipairs(require("pi-ide.diff").list()) do
       candidates[#candidates + 1] = diff.tab_name

@@ -67,6 +67,18 @@ M.defaults = {
       trigger = "<M-\\>",
     },
   },
+  review = {
+    -- Buffer-local keys in a review's files; false disables them all, or
+    -- one of them.
+    keymaps = {
+      -- The next / previous comment in the file.
+      next = "]r",
+      prev = "[r",
+      -- The next / previous file of the review.
+      next_file = "]f",
+      prev_file = "[f",
+    },
+  },
   agent = {
     -- The agent `:PiIde agent` starts: "claude" or "pi".
     default = "claude",
@@ -91,11 +103,15 @@ local types = {
   ["diff.keymaps.hunk_reject"] = { "string", "boolean" },
   ["suggestion.model"] = "string",
   ["suggestion.keymaps"] = { "table", "boolean" },
+  ["review.keymaps"] = { "table", "boolean" },
 }
 -- Options replaced as a whole rather than merged key by key.
 local commands = { ["agent.claude.cmd"] = true, ["agent.pi.cmd"] = true }
 for name in pairs(commands) do
   types[name] = { "table", "string" }
+end
+for _, key in ipairs({ "next", "prev", "next_file", "prev_file" }) do
+  types["review.keymaps." .. key] = { "string", "boolean" }
 end
 for _, key in ipairs({ "accept", "accept_word", "accept_line", "next", "prev", "dismiss", "trigger" }) do
   types["suggestion.keymaps." .. key] = { "string", "boolean" }

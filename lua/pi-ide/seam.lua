@@ -113,8 +113,8 @@ M.EVENTS = {
   "diagnostics", -- files: the diagnostics of each changed buffer
   "mention", -- {filePath, lineStart?, lineEnd?}: an at-mention for Claude Code
   "diff_edited", -- id, seq, side, first, last, lines: a side of a large diff changed
-  "no_file", -- debounced: the current window shows no file (help, terminal, …)
-  "review_done", -- {id, status, comments}: review `id` was submitted or cancelled
+  "no_file", -- debounced: the current window shows no file (help, a diff, …)
+  "review_done", -- {id, status, comments}: the person submitted or cancelled review `id`
 }
 
 local known = {}

@@ -23,6 +23,15 @@ local PLUGS = {
   { "n", "<Plug>(PiIdeAgentToggle)", "pi-ide.agent", "toggle" },
   { "t", "<Plug>(PiIdeAgentToggle)", "pi-ide.agent", "toggle" },
   { "n", "<Plug>(PiIdeAgentFocus)", "pi-ide.agent", "focus" },
+  { "n", "<Plug>(PiIdeComment)", "pi-ide.review", "comment_here" },
+  { "x", "<Plug>(PiIdeComment)", "pi-ide.review", "comment_here" },
+  { "n", "<Plug>(PiIdeCommentDelete)", "pi-ide.review", "delete_comment" },
+  { "n", "<Plug>(PiIdeCommentNext)", "pi-ide.review", "next_comment" },
+  { "n", "<Plug>(PiIdeCommentPrev)", "pi-ide.review", "prev_comment" },
+  { "n", "<Plug>(PiIdeReviewNextFile)", "pi-ide.review", "next_file" },
+  { "n", "<Plug>(PiIdeReviewPrevFile)", "pi-ide.review", "prev_file" },
+  { "n", "<Plug>(PiIdeReviewSubmit)", "pi-ide.review", "submit" },
+  { "n", "<Plug>(PiIdeReviewCancel)", "pi-ide.review", "cancel" },
 }
 
 local function missing_plugs()
@@ -52,6 +61,7 @@ describe("<Plug> maps", function()
     expect(package.loaded["pi-ide.diff"]):equals(nil)
     expect(package.loaded["pi-ide.suggest"]):equals(nil)
     expect(package.loaded["pi-ide.agent"]):equals(nil)
+    expect(package.loaded["pi-ide.review"]):equals(nil)
   end)
 
   it("exist with suggestion keymaps = false", function()
