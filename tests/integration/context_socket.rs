@@ -568,3 +568,72 @@ async fn a_review_ends_with_its_client_or_its_ui() {
         serde_json::from_str::<Value>(CANCELLED).unwrap()
     );
 }
+
+/// The next `reviewResult`, skipping context updates.
+async fn review_result(client: &mut Client) -> Value {
+    loop {
+        let message = client.next().await;
+        if message["type"] == "reviewResult" {
+            return message;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_review_from_pi_runs_in_the_review_ui_and_answers_with_the_comments() {
+    let session = Session::start_with(QUICK).await;
+    let path = socket_in(&session.work_dir);
+    socket_there(&path).await;
+    std::fs::write(
+        session.work_dir.join("a.txt"),
+        "one\ntwo\nthree\nfour\nfive\n",
+    )
+    .unwrap();
+    let (mut client, _) = Client::greeted(&path).await;
+    client.send(b"{\"files\":[\"a.txt\"]}\n").await;
+    eventually("the review to open", || async {
+        let status = session
+            .lua("return require('pi-ide.review').status()")
+            .await;
+        (status["files"] == json!(["a.txt"])).then_some(())
+    })
+    .await;
+    session
+        .exec(
+            "local review = require('pi-ide.review')
+             review.comment('a.txt', 2, nil, 'why two?')
+             review.comment('a.txt', 4, 5, 'and these')
+             review.submit()",
+        )
+        .await;
+    assert_eq!(
+        review_result(&mut client).await,
+        json!({"type": "reviewResult", "status": "submitted", "comments": [
+            {"file": "a.txt", "line": 2, "text": "why two?",
+             "context": ["1: one", "> 2: two", "3: three", "4: four", "5: five"]},
+            {"file": "a.txt", "line": 4, "endLine": 5, "text": "and these",
+             "context": ["1: one", "2: two", "3: three", "> 4: four", "> 5: five"]},
+        ]})
+    );
+    assert!(
+        session
+            .lua("return require('pi-ide.review').status()")
+            .await
+            .is_null()
+    );
+
+    // Closing the review's tab cancels it.
+    client.send(b"{\"files\":[\"a.txt\"]}\n").await;
+    eventually("the second review to open", || async {
+        let status = session
+            .lua("return require('pi-ide.review').status()")
+            .await;
+        (!status.is_null()).then_some(())
+    })
+    .await;
+    session.exec("vim.cmd('tabclose')").await;
+    assert_eq!(
+        review_result(&mut client).await,
+        json!({"type": "reviewResult", "status": "cancelled", "comments": []})
+    );
+}
