@@ -11,6 +11,11 @@ function M.emit(name, data)
   vim.api.nvim_exec_autocmds("User", { pattern = name, data = data, modeline = false })
 end
 
+--- `text` shown literally in a statusline or winbar (`%` doubled).
+function M.escape_statusline(text)
+  return (text:gsub("%%", "%%%%"))
+end
+
 --- The loaded buffer whose file is `path`, if any.
 function M.file_buffer(path)
   local wanted = vim.fs.normalize(path)

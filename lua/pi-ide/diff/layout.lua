@@ -8,10 +8,6 @@ local util = require("pi-ide.util")
 
 local M = {}
 
-local function escape_statusline(text)
-  return (text:gsub("%%", "%%%%"))
-end
-
 local function set_lines(buf, side)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, side.lines)
   vim.bo[buf].eol = side.eol
@@ -64,9 +60,9 @@ local function proposal_winbar(spec, dirty)
   end
   about[#about + 1] = ("%s: %s"):format(spec.client, spec.tab_name)
   -- In a narrow window the keys stay; the rest is cut (`%<`).
-  local bar = escape_statusline(table.concat(decide, " · "))
+  local bar = util.escape_statusline(table.concat(decide, " · "))
     .. " · %<"
-    .. escape_statusline(table.concat(about, " · "))
+    .. util.escape_statusline(table.concat(about, " · "))
   if dirty then
     bar = "%#WarningMsg#⚠ your unsaved edits not shown%* · " .. bar
   end

@@ -17,10 +17,6 @@ local plugs = {
   prev_file = "<Plug>(PiIdeReviewPrevFile)",
 }
 
-local function escape_statusline(text)
-  return (text:gsub("%%", "%%%%"))
-end
-
 --- The keys that are on: `{next = lhs?, prev = lhs?, ...}`.
 local function configured()
   local keys = config.values.review and config.values.review.keymaps
@@ -127,7 +123,7 @@ local function winbar(s, entry)
     count,
     count == 1 and "" or "s"
   )
-  return escape_statusline(table.concat(parts, " · ")) .. " · %<" .. escape_statusline(about)
+  return util.escape_statusline(table.concat(parts, " · ")) .. " · %<" .. util.escape_statusline(about)
 end
 
 --- Shows the current file's name, the keys and the comment count.
