@@ -43,18 +43,18 @@ pub async fn run(config: Config) -> io::Result<()> {
         .clone()
         .or_else(lockfile::default_dir)
         .ok_or_else(|| io::Error::other("no lock directory: set $PI_IDE_LOCK_DIR or $HOME"))?;
-    let mcp_listener = match config.mcp_port {
-        Some(mcp_port) => Some(
-            TcpListener::bind((Ipv4Addr::LOCALHOST, mcp_port))
-                .await
-                .map_err(|e| {
-                    io::Error::new(
-                        e.kind(),
-                        format!("cannot listen for MCP on 127.0.0.1:{mcp_port}: {e}"),
-                    )
-                })?,
-        ),
-        None => None,
+    // A taken MCP port must not cost the agents the WebSocket server.
+    let (mcp_listener, mcp_error) = match config.mcp_port {
+        Some(mcp_port) => match TcpListener::bind((Ipv4Addr::LOCALHOST, mcp_port)).await {
+            Ok(listener) => (Some(listener), None),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "cannot listen for MCP on 127.0.0.1:{mcp_port}: {e}"
+                )),
+            ),
+        },
+        None => (None, None),
     };
     let mcp_url = match &mcp_listener {
         Some(listener) => Some(format!(
@@ -109,7 +109,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     if let Some(path) = &claude_lockfile {
         tracing::info!("announced to Claude Code in {path}");
     }
-    if let Some(error) = &claude_error {
+    if let Some(error) = claude_error.iter().chain(&mcp_error).next() {
         tracing::warn!("{error}");
     }
 
@@ -162,6 +162,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         claude_error,
         pid: std::process::id(),
         mcp_url,
+        mcp_error,
         languages: crate::outline::languages::filetypes(),
     }));
 

@@ -260,6 +260,9 @@ function M.on_started(info)
       vim.log.levels.WARN
     )
   end
+  if info.mcp_error and info.mcp_error ~= vim.NIL then
+    util.notify(info.mcp_error .. "\nMCP clients will not find Neovim; change option mcp.port", vim.log.levels.WARN)
+  end
   util.emit("PiIdeStarted", { port = info.port, lockfile = info.lockfile })
   return true
 end
@@ -338,6 +341,9 @@ function M.mcp()
   local info = state.info
   if not (state.job and info) then
     return nil, "the host is not running (:PiIde start)"
+  end
+  if info.mcp_error and info.mcp_error ~= vim.NIL then
+    return nil, info.mcp_error
   end
   if info.mcp_url == nil or info.mcp_url == vim.NIL then
     return nil, "the MCP endpoint is off (option mcp.enabled)"

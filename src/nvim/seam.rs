@@ -76,6 +76,8 @@ pub struct Started {
     pub pid: u32,
     /// The Streamable-HTTP MCP endpoint, when enabled.
     pub mcp_url: Option<String>,
+    /// Why the MCP endpoint could not listen.
+    pub mcp_error: Option<String>,
     /// Filetypes the host parses itself.
     pub languages: Vec<&'static str>,
 }
@@ -558,6 +560,7 @@ mod tests {
                 claude_error: None,
                 pid: 2,
                 mcp_url: None,
+                mcp_error: None,
                 languages: vec!["rust"],
             }),
             LuaCall::Client(
@@ -720,13 +723,14 @@ mod tests {
             claude_error: None,
             pid: 3,
             mcp_url: Some("http://127.0.0.1:7/mcp".into()),
+            mcp_error: None,
             languages: vec!["rust", "lua"],
         });
         assert_eq!(
             to_json(&started.into_args().unwrap()[1]),
             serde_json::json!({"version": "1", "seam": SEAM_VERSION, "port": 9,
                 "lockfile": "/l/9.lock", "claude_lockfile": "/c/9.lock", "claude_error": null, "pid": 3,
-                "mcp_url": "http://127.0.0.1:7/mcp", "languages": ["rust", "lua"]})
+                "mcp_url": "http://127.0.0.1:7/mcp", "mcp_error": null, "languages": ["rust", "lua"]})
         );
     }
 

@@ -234,3 +234,22 @@ async fn mcp_can_be_turned_off_and_the_command_shows_the_url() {
     let (_, lock) = off.lockfile().await;
     assert!(lock.get("mcpUrl").is_none(), "{lock}");
 }
+
+#[tokio::test]
+async fn a_taken_port_costs_only_the_mcp_endpoint() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let session = Session::start_with(&format!("{{ mcp = {{ port = {port} }} }}")).await;
+    let (_, lock) = session.lockfile().await;
+    assert!(lock.get("mcpUrl").is_none(), "{lock}");
+    let shown = &session;
+    let told = eventually("a warning about the port", || async move {
+        let told = shown.notifications().await.join("\n");
+        told.contains(&format!("127.0.0.1:{port}")).then_some(told)
+    })
+    .await;
+    assert!(told.contains("mcp.port"), "{told}");
+    session.exec("vim.cmd('PiIde mcp')").await;
+    let told = session.notifications().await.join("\n");
+    assert!(told.contains("MCP endpoint: cannot listen"), "{told}");
+}
