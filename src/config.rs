@@ -22,6 +22,8 @@ pub struct Config {
     pub log_file: Option<PathBuf>,
     /// `error`, `warn`, `info`, `debug` or `trace`.
     pub log_level: String,
+    /// Port of the Streamable-HTTP MCP endpoint (0: any free one); `None`: off.
+    pub mcp_port: Option<u16>,
 }
 
 /// What the command line asks for.
@@ -33,7 +35,8 @@ pub enum Parsed {
 
 impl Config {
     /// Parses `--pid N --cwd DIR [--root DIR] [--context-socket NAME]
-    /// [--lock-dir DIR] [--claude-lock-dir DIR] [--log-file F] [--log-level L]`.
+    /// [--lock-dir DIR] [--claude-lock-dir DIR] [--log-file F] [--log-level L]
+    /// [--mcp-port N]` (an empty `--mcp-port`: no MCP endpoint).
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         let mut pid = None;
         let mut cwd = None;
@@ -43,6 +46,7 @@ impl Config {
         let mut claude_lock_dir = None;
         let mut log_file = None;
         let mut log_level = "info".to_string();
+        let mut mcp_port = None;
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
             if flag == "--version" {
@@ -75,6 +79,14 @@ impl Config {
                 "--log-file" if !value.is_empty() => log_file = Some(PathBuf::from(value)),
                 "--log-file" => {}
                 "--log-level" => log_level = value,
+                "--mcp-port" if value.is_empty() => mcp_port = None,
+                "--mcp-port" => {
+                    mcp_port = Some(
+                        value
+                            .parse()
+                            .map_err(|_| format!("--mcp-port {value}: not a port"))?,
+                    )
+                }
                 _ => return Err(format!("unknown option {flag}")),
             }
         }
@@ -88,6 +100,7 @@ impl Config {
             claude_lock_dir,
             log_file,
             log_level,
+            mcp_port,
         }))
     }
 }
@@ -125,6 +138,8 @@ mod tests {
             "/c/ide",
             "--log-level",
             "debug",
+            "--mcp-port",
+            "0",
         ]) else {
             panic!("expected a run config");
         };
@@ -136,6 +151,7 @@ mod tests {
         assert_eq!(config.claude_lock_dir, Some(PathBuf::from("/c/ide")));
         assert_eq!(config.log_level, "debug");
         assert_eq!(config.log_file, None);
+        assert_eq!(config.mcp_port, Some(0));
     }
 
     #[test]
@@ -152,6 +168,11 @@ mod tests {
                 .contains("unknown option")
         );
         assert!(parse(&["--pid"]).unwrap_err().contains("needs a value"));
+        assert!(
+            parse(&["--pid", "1", "--mcp-port", "70000"])
+                .unwrap_err()
+                .contains("not a port")
+        );
         assert!(matches!(parse(&["--version"]), Ok(Parsed::Version)));
         let Ok(Parsed::Run(off)) = parse(&["--pid", "1", "--claude-lock-dir", ""]) else {
             panic!("an empty Claude lock dir is valid");

@@ -43,6 +43,27 @@ pub async fn run(config: Config) -> io::Result<()> {
         .clone()
         .or_else(lockfile::default_dir)
         .ok_or_else(|| io::Error::other("no lock directory: set $PI_IDE_LOCK_DIR or $HOME"))?;
+    // A taken MCP port must not cost the agents the WebSocket server.
+    let (mcp_listener, mcp_error) = match config.mcp_port {
+        Some(mcp_port) => match TcpListener::bind((Ipv4Addr::LOCALHOST, mcp_port)).await {
+            Ok(listener) => (Some(listener), None),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "cannot listen for MCP on 127.0.0.1:{mcp_port}: {e}"
+                )),
+            ),
+        },
+        None => (None, None),
+    };
+    let mcp_url = match &mcp_listener {
+        Some(listener) => Some(format!(
+            "http://127.0.0.1:{}{}",
+            listener.local_addr()?.port(),
+            crate::http::PATH
+        )),
+        None => None,
+    };
     let removed = lockfile::remove_stale(&dir);
     let token = crate::auth::new_token();
     let info = LockInfo {
@@ -51,6 +72,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         ide_name: lockfile::IDE_NAME.into(),
         transport: "ws".into(),
         auth_token: token.clone(),
+        mcp_url: mcp_url.clone(),
     };
     let pi_lock = Lockfile::create(&dir, port, info.clone()).map_err(|e| {
         io::Error::new(
@@ -87,7 +109,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     if let Some(path) = &claude_lockfile {
         tracing::info!("announced to Claude Code in {path}");
     }
-    if let Some(error) = &claude_error {
+    if let Some(error) = claude_error.iter().chain(&mcp_error).next() {
         tracing::warn!("{error}");
     }
 
@@ -112,6 +134,15 @@ pub async fn run(config: Config) -> io::Result<()> {
         shutdown_rx.clone(),
         done_tx.clone(),
     ));
+    if let Some(listener) = mcp_listener {
+        tracing::info!("MCP endpoint {}", mcp_url.as_deref().unwrap_or(""));
+        tokio::spawn(crate::http::server::serve(
+            listener,
+            state.clone(),
+            shutdown_rx.clone(),
+            done_tx.clone(),
+        ));
+    }
     if let Some(name) = config.context_socket.clone() {
         tokio::spawn(crate::socket::server::serve(
             name,
@@ -130,6 +161,8 @@ pub async fn run(config: Config) -> io::Result<()> {
         claude_lockfile,
         claude_error,
         pid: std::process::id(),
+        mcp_url,
+        mcp_error,
         languages: crate::outline::languages::filetypes(),
     }));
 

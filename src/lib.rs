@@ -12,6 +12,7 @@
 //!
 //! Transports (parse, authenticate, forward):
 //! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
+//! * [`http`]        – the Streamable-HTTP MCP endpoint (`/mcp`, rmcp + hyper).
 //! * [`socket`]      – pi's context socket (`<root>/.pi/ide/<name>.sock`, NDJSON).
 //! * [`lockfile`]    – the discovery files agents read.
 //! * [`auth`]        – secret tokens, constant-time checks, header → client kind.
@@ -19,6 +20,8 @@
 //! Protocol and features:
 //! * [`mcp`]         – MCP methods (`initialize`, `tools/list`, `tools/call`, …).
 //! * [`tools`]       – one file per MCP tool plus the registry.
+//! * [`project`]     – the project tools of the HTTP endpoint (JetBrains'
+//!   names, 1-based positions, paths relative to the project root).
 //! * [`events`]      – what Neovim reports, turned into actions.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
 //! * [`ide_protocol`] – seed 002's messages over the socket: `hello`,
@@ -47,6 +50,7 @@ mod diagnostics;
 mod diff;
 mod events;
 pub mod host;
+mod http;
 mod ide_protocol;
 pub mod jsonrpc;
 mod lockfile;
@@ -56,6 +60,7 @@ pub mod memory;
 mod mutex;
 pub mod nvim;
 mod outline;
+mod project;
 #[cfg(test)]
 mod scratch;
 mod selection;

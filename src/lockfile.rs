@@ -23,6 +23,9 @@ pub struct LockInfo {
     pub ide_name: String,
     pub transport: String,
     pub auth_token: String,
+    /// The Streamable-HTTP MCP endpoint (same token, as a bearer token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_url: Option<String>,
 }
 
 /// A lockfile this process owns; [`Lockfile::remove`] deletes it.
@@ -195,7 +198,20 @@ mod tests {
             ide_name: IDE_NAME.into(),
             transport: "ws".into(),
             auth_token: "secret".into(),
+            mcp_url: None,
         }
+    }
+
+    #[test]
+    fn the_mcp_url_is_written_only_when_there_is_one() {
+        let plain = serde_json::to_value(info(1)).unwrap();
+        assert!(plain.get("mcpUrl").is_none(), "{plain}");
+        let mut with = info(1);
+        with.mcp_url = Some("http://127.0.0.1:9/mcp".into());
+        let json = serde_json::to_value(&with).unwrap();
+        assert_eq!(json["mcpUrl"], "http://127.0.0.1:9/mcp");
+        let back: LockInfo = serde_json::from_value(json).unwrap();
+        assert_eq!(back, with);
     }
 
     #[test]

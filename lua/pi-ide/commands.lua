@@ -21,6 +21,9 @@ local function describe_host(status, lines)
   if status.claude_lockfile then
     lines[#lines + 1] = "Claude Code lockfile: " .. status.claude_lockfile
   end
+  if status.mcp_url then
+    lines[#lines + 1] = "MCP endpoint: " .. status.mcp_url .. " (:PiIde mcp)"
+  end
   if status.socket then
     lines[#lines + 1] = ("pi context socket: %s (start pi in %s)"):format(
       status.socket,
@@ -143,6 +146,18 @@ local subcommands = {
       util.notify(("unknown review action %q; try submit, cancel or status"):format(what), vim.log.levels.ERROR)
     end
   end,
+  mcp = function()
+    local mcp, problem = require("pi-ide.host").mcp()
+    if not mcp then
+      util.notify("MCP endpoint: " .. problem, vim.log.levels.WARN)
+      return
+    end
+    util.notify(table.concat({
+      "MCP endpoint: " .. mcp.url,
+      "Claude Code:",
+      M.claude_mcp_add(mcp.url, mcp.token),
+    }, "\n"))
+  end,
   agent = function(args)
     local agent = require("pi-ide.agent")
     local what = args[1]
@@ -161,6 +176,11 @@ local subcommands = {
 local suggest_actions = { "accept", "dismiss", "next", "prev", "toggle" }
 local agent_arguments = { "claude", "focus", "pi" }
 local review_actions = { "cancel", "status", "submit" }
+
+--- The shell command that adds this Neovim's MCP endpoint to Claude Code.
+function M.claude_mcp_add(url, token)
+  return ('claude mcp add --transport http nvim %s --header "Authorization: Bearer %s"'):format(url, token)
+end
 
 --- Runs `:PiIde {fargs}`; `command` is the user command's table (range).
 function M.run(fargs, command)

@@ -21,6 +21,13 @@ M.defaults = {
     -- Neovim in the same project has it.
     name = "nvim",
   },
+  -- Streamable-HTTP MCP endpoint http://127.0.0.1:<port>/mcp for any MCP
+  -- client (`:PiIde mcp`); the bearer token is the lockfile's authToken.
+  mcp = {
+    enabled = true,
+    -- 0 = any free port.
+    port = 0,
+  },
   selection = {
     -- Send selection_changed to connected agents.
     enabled = true,
@@ -220,6 +227,13 @@ function M.apply(opts)
       socket_name
     )
     values.context_socket.name = M.defaults.context_socket.name
+  end
+  local port = values.mcp.port
+  if port < 0 or port > 65535 or port % 1 ~= 0 then
+    problems[#problems + 1] = ("option `mcp.port` must be a whole number from 0 to 65535 (got %s; using 0)"):format(
+      tostring(port)
+    )
+    values.mcp.port = M.defaults.mcp.port
   end
   if values.selection.debounce_ms < 0 then
     problems[#problems + 1] = "option `selection.debounce_ms` must not be negative (using the default)"

@@ -219,6 +219,16 @@ function M.state(path)
   return { modified = vim.bo[buf].modified }
 end
 
+--- Seam `buffer_text`: { lines } of `path`'s loaded buffer, unsaved edits
+--- included; nil without one.
+function M.text(path)
+  local buf = util.file_buffer(path)
+  if not buf then
+    return nil
+  end
+  return { lines = api.nvim_buf_get_lines(buf, 0, -1, false) }
+end
+
 -- Whether `buf`'s file changed on disk since Neovim read it. Runs
 -- :checktime with a FileChangedShell handler of its own, so nothing
 -- prompts or reloads.

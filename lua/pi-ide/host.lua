@@ -180,6 +180,8 @@ function M.start()
     config.values.lock_dir and vim.fn.expand(config.values.lock_dir) or "",
     "--claude-lock-dir",
     M.claude_lock_dir() or "",
+    "--mcp-port",
+    config.values.mcp.enabled and tostring(config.values.mcp.port) or "",
   }
   state.stderr = {}
   local partial = ""
@@ -258,6 +260,9 @@ function M.on_started(info)
       vim.log.levels.WARN
     )
   end
+  if info.mcp_error and info.mcp_error ~= vim.NIL then
+    util.notify(info.mcp_error .. "\nMCP clients will not find Neovim; change option mcp.port", vim.log.levels.WARN)
+  end
   util.emit("PiIdeStarted", { port = info.port, lockfile = info.lockfile })
   return true
 end
@@ -324,9 +329,34 @@ function M.status()
     socket_error = state.socket_error,
     pid = info.pid,
     version = info.version,
+    mcp_url = info.mcp_url ~= vim.NIL and info.mcp_url or nil,
     clients = clients,
     diffs = diffs,
   }
+end
+
+--- The MCP endpoint and its bearer token (the lockfile's authToken), or
+--- nil and why not.
+function M.mcp()
+  local info = state.info
+  if not (state.job and info) then
+    return nil, "the host is not running (:PiIde start)"
+  end
+  if info.mcp_error and info.mcp_error ~= vim.NIL then
+    return nil, info.mcp_error
+  end
+  if info.mcp_url == nil or info.mcp_url == vim.NIL then
+    return nil, "the MCP endpoint is off (option mcp.enabled)"
+  end
+  local ok, lines = pcall(vim.fn.readfile, info.lockfile)
+  local decoded, lock = false, nil
+  if ok then
+    decoded, lock = pcall(vim.json.decode, table.concat(lines, "\n"))
+  end
+  if not (decoded and type(lock) == "table" and type(lock.authToken) == "string") then
+    return nil, "cannot read the token from " .. tostring(info.lockfile)
+  end
+  return { url = info.mcp_url, token = lock.authToken }
 end
 
 return M

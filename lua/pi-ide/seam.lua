@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 5
+M.VERSION = 6
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -71,6 +71,11 @@ M.calls = {
   -- saveDocument: writes the file's buffer; nil without one.
   save_document = function(path)
     return require("pi-ide.editors").save(path)
+  end,
+  -- MCP get_file_text_by_path: { lines } of the file's loaded buffer, nil
+  -- without one.
+  buffer_text = function(path)
+    return require("pi-ide.editors").text(path)
   end,
   -- pi's context socket is at `path` now (nil: nowhere), or `err` says why not.
   socket = function(path, err)

@@ -42,6 +42,8 @@ struct File {
     path: String,
     pi: String,
     claude: String,
+    /// As Lua sent it, for the project tools' own shape.
+    raw: Vec<Value>,
 }
 
 pub struct Mirror {
@@ -88,16 +90,34 @@ impl Mirror {
     /// The `getDiagnostics` answer text for `kind`: one file (listed even
     /// when clean) or every file with diagnostics.
     pub async fn answer(&self, kind: ClientKind, uri: Option<&str>) -> String {
+        self.settle().await;
+        self.render(kind, uri)
+    }
+
+    /// `(path, [{severity, message, source?, range}])` of every file with
+    /// diagnostics, as Lua reported them (0-based ranges), by path.
+    pub async fn files(&self) -> Vec<(String, Vec<Value>)> {
+        self.settle().await;
+        let files = crate::mutex::lock(&self.files);
+        let mut all: Vec<(String, Vec<Value>)> = files
+            .values()
+            .map(|file| (file.path.clone(), file.raw.clone()))
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
+    /// Waits (bounded) for announced data.
+    async fn settle(&self) {
         let mut pending = self.pending.subscribe();
         if *pending.borrow_and_update() {
             let started = tokio::time::Instant::now();
             let _ = tokio::time::timeout(FLUSH_WAIT, pending.wait_for(|p| !*p)).await;
             tracing::debug!(
-                "getDiagnostics waited {:?} for announced diagnostics",
+                "diagnostics waited {:?} for announced data",
                 started.elapsed()
             );
         }
-        self.render(kind, uri)
     }
 
     fn render(&self, kind: ClientKind, uri: Option<&str>) -> String {
@@ -142,6 +162,7 @@ impl File {
             path: uri_path(&uri),
             pi: shape::list(ClientKind::Pi, raw).to_string(),
             claude: shape::list(ClientKind::Claude, raw).to_string(),
+            raw: raw.to_vec(),
             uri,
         }
     }

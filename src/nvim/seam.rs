@@ -20,6 +20,7 @@
 //! | `open_editors`| –                       | `getOpenEditors`: listed file buffers      |
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
 //! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
+//! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
 //! | `review_open` | review                  | a socket client asked for a review `{id, root, files}`; a Lua error cancels it |
 //! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
@@ -59,7 +60,7 @@ use crate::selection::Positions;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 5;
+pub const SEAM_VERSION: u64 = 6;
 
 /// What the host reports once agents can find it.
 #[derive(Debug, Serialize)]
@@ -73,6 +74,10 @@ pub struct Started {
     /// Why the Claude Code lockfile could not be written.
     pub claude_error: Option<String>,
     pub pid: u32,
+    /// The Streamable-HTTP MCP endpoint, when enabled.
+    pub mcp_url: Option<String>,
+    /// Why the MCP endpoint could not listen.
+    pub mcp_error: Option<String>,
     /// Filetypes the host parses itself.
     pub languages: Vec<&'static str>,
 }
@@ -144,6 +149,12 @@ pub struct OpenEditor {
 #[derive(Debug, Deserialize)]
 pub struct DocumentState {
     pub modified: bool,
+}
+
+/// What `buffer_text` returns for a file with a loaded buffer.
+#[derive(Debug, Deserialize)]
+pub struct BufferText {
+    pub lines: Vec<String>,
 }
 
 /// What `save_document` returns for a file that has a buffer.
@@ -254,6 +265,9 @@ pub enum LuaCall {
     SaveDocument {
         path: String,
     },
+    BufferText {
+        path: String,
+    },
     Socket(SocketInfo),
     ReviewOpen(Review),
     ReviewClose {
@@ -283,6 +297,7 @@ impl LuaCall {
         "open_editors",
         "document_state",
         "save_document",
+        "buffer_text",
         "socket",
         "review_open",
         "review_close",
@@ -305,6 +320,7 @@ impl LuaCall {
             LuaCall::OpenEditors => "open_editors",
             LuaCall::DocumentState { .. } => "document_state",
             LuaCall::SaveDocument { .. } => "save_document",
+            LuaCall::BufferText { .. } => "buffer_text",
             LuaCall::Socket(_) => "socket",
             LuaCall::ReviewOpen(_) => "review_open",
             LuaCall::ReviewClose { .. } => "review_close",
@@ -342,7 +358,9 @@ impl LuaCall {
             ],
             LuaCall::Workspace | LuaCall::CurrentPositions | LuaCall::OpenEditors => vec![],
             LuaCall::OpenFile(request) => vec![msgpack(&request)?],
-            LuaCall::DocumentState { path } | LuaCall::SaveDocument { path } => {
+            LuaCall::DocumentState { path }
+            | LuaCall::SaveDocument { path }
+            | LuaCall::BufferText { path } => {
                 vec![Value::from(path)]
             }
             LuaCall::Socket(SocketInfo { path, error }) => vec![
@@ -541,6 +559,8 @@ mod tests {
                 claude_lockfile: None,
                 claude_error: None,
                 pid: 2,
+                mcp_url: None,
+                mcp_error: None,
                 languages: vec!["rust"],
             }),
             LuaCall::Client(
@@ -582,6 +602,9 @@ mod tests {
                 path: "/w/a".into(),
             },
             LuaCall::SaveDocument {
+                path: "/w/a".into(),
+            },
+            LuaCall::BufferText {
                 path: "/w/a".into(),
             },
             LuaCall::Socket(SocketInfo::default()),
@@ -699,12 +722,15 @@ mod tests {
             claude_lockfile: Some("/c/9.lock".into()),
             claude_error: None,
             pid: 3,
+            mcp_url: Some("http://127.0.0.1:7/mcp".into()),
+            mcp_error: None,
             languages: vec!["rust", "lua"],
         });
         assert_eq!(
             to_json(&started.into_args().unwrap()[1]),
             serde_json::json!({"version": "1", "seam": SEAM_VERSION, "port": 9,
-                "lockfile": "/l/9.lock", "claude_lockfile": "/c/9.lock", "claude_error": null, "pid": 3, "languages": ["rust", "lua"]})
+                "lockfile": "/l/9.lock", "claude_lockfile": "/c/9.lock", "claude_error": null, "pid": 3,
+                "mcp_url": "http://127.0.0.1:7/mcp", "mcp_error": null, "languages": ["rust", "lua"]})
         );
     }
 

@@ -19,7 +19,7 @@ mod get_open_editors;
 mod get_workspace_folders;
 mod open_diff;
 mod open_file;
-mod paths;
+pub mod paths;
 mod save_document;
 
 /// What `tools/list` says about a tool.

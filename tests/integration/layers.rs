@@ -10,8 +10,15 @@ use crate::common::repo_root;
 /// Top-level modules of `src/`, by layer, highest first.
 const LAYERS: &[&[&str]] = &[
     &["main", "host", "config", "logging"],
-    &["ws", "socket", "lockfile", "auth"],
-    &["mcp", "tools", "events", "suggest", "ide_protocol"],
+    &["ws", "http", "socket", "lockfile", "auth"],
+    &[
+        "mcp",
+        "tools",
+        "project",
+        "events",
+        "suggest",
+        "ide_protocol",
+    ],
     &["state"],
     &["nvim"],
     &[

@@ -14,14 +14,15 @@ fn pi_dir() -> &'static Path {
     DIR.get_or_init(|| repo_root().join("pi"))
 }
 
-const NEEDED: [&str; 2] = [
+const NEEDED: [&str; 3] = [
     "node_modules/.bin/tsc",
     "node_modules/@mariozechner/pi-coding-agent/dist/cli.js",
+    "node_modules/@modelcontextprotocol/sdk/dist/cjs/client/index.js",
 ];
 
 /// Installs pi/'s pinned dev dependencies once when they are missing;
 /// panics with the fix when node or npm is not there.
-fn require_node_deps() {
+pub fn require_node_deps() {
     static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
     let node = Command::new("node").arg("--version").output();

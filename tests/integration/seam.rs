@@ -73,6 +73,8 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["open_editors"]),
         json!(["document_state", path]),
         json!(["save_document", path]),
+        json!(["buffer_text", path]),
+        json!(["buffer_text", "/nowhere/not-loaded.txt"]),
         json!(["socket", "/w/.pi/ide/nvim.sock", null]),
         json!([
             "socket",

@@ -1,0 +1,13 @@
+//! The Streamable-HTTP MCP transport (`http://127.0.0.1:<port>/mcp`): rmcp
+//! speaks MCP, hyper serves it; this module only authenticates and
+//! forwards to [`crate::project`].
+//!
+//! * [`server`]  – accepts connections; checks token, Origin and path
+//!   before rmcp sees a request.
+//! * [`handler`] – rmcp's `ServerHandler`: `tools/list`, `tools/call`.
+
+pub mod handler;
+pub mod server;
+
+/// The path the endpoint answers on.
+pub const PATH: &str = "/mcp";

@@ -1,0 +1,186 @@
+//! `get_all_open_file_paths {}` and `get_file_text_by_path {pathInProject,
+//! maxLinesCount, truncateMode}`: text as in Neovim's buffer when the file
+//! is loaded (unsaved edits included), else from disk.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Answer, Failure, Project, ProjectTool, arguments};
+use crate::nvim::seam::{BufferText, LuaCall, OpenEditor};
+use crate::state::State;
+
+pub const OPEN_FILES: ProjectTool = ProjectTool {
+    name: "get_all_open_file_paths",
+    description: "The files open in Neovim (listed buffers), relative to the project root, and the active one.",
+    properties: || json!({}),
+    required: &[],
+};
+
+pub const FILE_TEXT: ProjectTool = ProjectTool {
+    name: "get_file_text_by_path",
+    description: "The text of a project file as Neovim has it: the buffer's text with unsaved edits when the file is loaded, else the file on disk.",
+    properties: || {
+        json!({
+            "pathInProject": {"type": "string", "description": "Path relative to the project root"},
+            "maxLinesCount": {"type": "integer", "minimum": 1, "description": "Most lines returned (default 1000)"},
+            "truncateMode": {
+                "type": "string",
+                "enum": ["START", "MIDDLE", "END", "NONE"],
+                "description": "Which lines to keep when the file is longer: START keeps the first, END the last, MIDDLE both ends, NONE all (default START)",
+            },
+        })
+    },
+    required: &["pathInProject"],
+};
+
+pub async fn open_files(state: &State, project: &Project) -> Answer {
+    let editors = state
+        .editor
+        .query::<Vec<OpenEditor>>(LuaCall::OpenEditors)
+        .await
+        .map_err(|e| Failure(format!("cannot list Neovim's buffers: {e}")))?
+        .unwrap_or_default();
+    let active = editors
+        .iter()
+        .find(|editor| editor.active)
+        .map(|editor| project.relative(&editor.path));
+    let open: Vec<String> = editors
+        .iter()
+        .map(|editor| project.relative(&editor.path))
+        .collect();
+    let mut text = open.join("\n");
+    if let Some(active) = &active {
+        text = format!("active: {active}\n{text}");
+    }
+    Ok((text, json!({"activeFilePath": active, "openFiles": open})))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TextArgs {
+    path_in_project: String,
+    #[serde(default = "default_max_lines")]
+    max_lines_count: usize,
+    #[serde(default)]
+    truncate_mode: Truncate,
+}
+
+fn default_max_lines() -> usize {
+    1000
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+enum Truncate {
+    #[default]
+    Start,
+    Middle,
+    End,
+    None,
+}
+
+pub async fn file_text(state: &State, project: &Project, args: Value) -> Answer {
+    let args: TextArgs = arguments("get_file_text_by_path", args)?;
+    let path = project.resolve(&args.path_in_project)?;
+    let buffer = state
+        .editor
+        .query::<BufferText>(LuaCall::BufferText { path: path.clone() })
+        .await
+        .map_err(|e| Failure(format!("cannot read the buffer of {path}: {e}")))?;
+    let (lines, from_buffer) = match buffer {
+        Some(buffer) => (buffer.lines, true),
+        None => {
+            let text = tokio::fs::read_to_string(&path)
+                .await
+                .map_err(|e| Failure(format!("cannot read {}: {e}", args.path_in_project)))?;
+            (text.lines().map(str::to_owned).collect(), false)
+        }
+    };
+    let line_count = lines.len();
+    let (kept, truncated) = truncate(lines, args.max_lines_count.max(1), args.truncate_mode);
+    let text = kept.join("\n");
+    let structured = json!({
+        "pathInProject": project.relative(&path),
+        "text": text,
+        "lineCount": line_count,
+        "truncated": truncated,
+        "fromBuffer": from_buffer,
+    });
+    Ok((text, structured))
+}
+
+/// At most `max` lines, which ones as `mode` says; a marker line stands
+/// for what was left out.
+fn truncate(lines: Vec<String>, max: usize, mode: Truncate) -> (Vec<String>, bool) {
+    if mode == Truncate::None || lines.len() <= max {
+        return (lines, false);
+    }
+    let dropped = lines.len() - max;
+    let marker = format!("<{dropped} lines truncated>");
+    let kept = match mode {
+        Truncate::End => {
+            let mut kept = vec![marker];
+            kept.extend(lines[dropped..].iter().cloned());
+            kept
+        }
+        Truncate::Middle => {
+            let head = max.div_ceil(2);
+            let tail = max - head;
+            let mut kept = lines[..head].to_vec();
+            kept.push(marker);
+            kept.extend(lines[lines.len() - tail..].iter().cloned());
+            kept
+        }
+        Truncate::Start | Truncate::None => {
+            let mut kept = lines[..max].to_vec();
+            kept.push(marker);
+            kept
+        }
+    };
+    (kept, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numbered(n: usize) -> Vec<String> {
+        (1..=n).map(|i| i.to_string()).collect()
+    }
+
+    #[test]
+    fn truncation_keeps_the_asked_for_lines_and_says_so() {
+        assert_eq!(
+            truncate(numbered(3), 5, Truncate::Start),
+            (numbered(3), false)
+        );
+        assert_eq!(
+            truncate(numbered(5), 2, Truncate::Start).0,
+            ["1", "2", "<3 lines truncated>"]
+        );
+        assert_eq!(
+            truncate(numbered(5), 2, Truncate::End).0,
+            ["<3 lines truncated>", "4", "5"]
+        );
+        assert_eq!(
+            truncate(numbered(5), 3, Truncate::Middle).0,
+            ["1", "2", "<2 lines truncated>", "5"]
+        );
+        assert_eq!(
+            truncate(numbered(5), 2, Truncate::None),
+            (numbered(5), false)
+        );
+    }
+
+    #[test]
+    fn arguments_take_jetbrains_names_and_defaults() {
+        let args: TextArgs = serde_json::from_value(json!({"pathInProject": "a"})).unwrap();
+        assert_eq!(args.max_lines_count, 1000);
+        assert_eq!(args.truncate_mode, Truncate::Start);
+        let args: TextArgs = serde_json::from_value(
+            json!({"pathInProject": "a", "truncateMode": "MIDDLE", "maxLinesCount": 3}),
+        )
+        .unwrap();
+        assert_eq!(args.truncate_mode, Truncate::Middle);
+    }
+}

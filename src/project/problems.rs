@@ -1,0 +1,152 @@
+//! `get_file_problems {filePath, errorsOnly}` and `get_project_problems {}`,
+//! answered from the host's diagnostics mirror, with 1-based positions.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Answer, Project, ProjectTool, arguments};
+use crate::state::State;
+
+pub const FILE_PROBLEMS: ProjectTool = ProjectTool {
+    name: "get_file_problems",
+    description: "Problems (diagnostics from language servers and anything else in vim.diagnostic) Neovim knows for one file; lines and columns are 1-based.",
+    properties: || {
+        json!({
+            "filePath": {"type": "string", "description": "Path relative to the project root"},
+            "errorsOnly": {"type": "boolean", "description": "Only errors, no warnings or hints (default true)"},
+        })
+    },
+    required: &["filePath"],
+};
+
+pub const PROJECT_PROBLEMS: ProjectTool = ProjectTool {
+    name: "get_project_problems",
+    description: "Every problem (diagnostic) Neovim knows, per file; lines and columns are 1-based.",
+    properties: || json!({}),
+    required: &[],
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FileArgs {
+    file_path: String,
+    #[serde(default = "yes")]
+    errors_only: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+pub async fn file_problems(state: &State, project: &Project, args: Value) -> Answer {
+    let args: FileArgs = arguments("get_file_problems", args)?;
+    let path = project.resolve(&args.file_path)?;
+    let relative = project.relative(&path);
+    let wanted = super::canonical(&path);
+    let files = state.diagnostics.files().await;
+    let raw = files
+        .iter()
+        .find(|(file, _)| *file == path || super::canonical(file) == wanted)
+        .map(|(_, list)| list.as_slice())
+        .unwrap_or_default();
+    let errors: Vec<Value> = raw
+        .iter()
+        .filter(|d| !args.errors_only || severity_number(d) == 1)
+        .map(problem)
+        .collect();
+    let text = render(&[(relative.clone(), errors.clone())]);
+    Ok((text, json!({"filePath": relative, "errors": errors})))
+}
+
+pub async fn project_problems(state: &State, project: &Project, _args: Value) -> Answer {
+    let files: Vec<(String, Vec<Value>)> = state
+        .diagnostics
+        .files()
+        .await
+        .into_iter()
+        .map(|(path, raw)| (project.relative(&path), raw.iter().map(problem).collect()))
+        .collect();
+    let problems: Vec<Value> = files
+        .iter()
+        .flat_map(|(path, list)| {
+            list.iter().map(move |p| {
+                let mut p = p.clone();
+                p["filePath"] = json!(path);
+                p
+            })
+        })
+        .collect();
+    Ok((render(&files), json!({"problems": problems})))
+}
+
+fn severity_number(raw: &Value) -> u64 {
+    raw.get("severity").and_then(Value::as_u64).unwrap_or(4)
+}
+
+/// One diagnostic with 1-based positions, JetBrains' names.
+fn problem(raw: &Value) -> Value {
+    let severity = match severity_number(raw) {
+        1 => "ERROR",
+        2 => "WARNING",
+        3 => "INFO",
+        _ => "HINT",
+    };
+    let at = |end: &str, field: &str| {
+        raw.pointer(&format!("/range/{end}/{field}"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+            + 1
+    };
+    let mut out = json!({
+        "severity": severity,
+        "description": raw.get("message").and_then(Value::as_str).unwrap_or(""),
+        "line": at("start", "line"),
+        "column": at("start", "character"),
+        "endLine": at("end", "line"),
+        "endColumn": at("end", "character"),
+    });
+    if let Some(source) = raw.get("source").and_then(Value::as_str) {
+        out["source"] = json!(source);
+    }
+    out
+}
+
+/// `path:line:column: SEVERITY description` lines.
+fn render(files: &[(String, Vec<Value>)]) -> String {
+    let lines: Vec<String> = files
+        .iter()
+        .flat_map(|(path, list)| {
+            list.iter().map(move |p| {
+                format!(
+                    "{path}:{}:{}: {} {}",
+                    p["line"],
+                    p["column"],
+                    p["severity"].as_str().unwrap_or(""),
+                    p["description"].as_str().unwrap_or("")
+                )
+            })
+        })
+        .collect();
+    if lines.is_empty() {
+        "no problems".into()
+    } else {
+        lines.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_become_one_based() {
+        let raw = json!({"severity": 1, "message": "boom", "source": "pyright",
+            "range": {"start": {"line": 0, "character": 4}, "end": {"line": 1, "character": 0}}});
+        let p = problem(&raw);
+        assert_eq!(p["line"], 1);
+        assert_eq!(p["column"], 5);
+        assert_eq!(p["endLine"], 2);
+        assert_eq!(p["severity"], "ERROR");
+        assert_eq!(render(&[("a.py".into(), vec![p])]), "a.py:1:5: ERROR boom");
+    }
+}

@@ -1,0 +1,255 @@
+//! The Streamable-HTTP MCP endpoint, driven by the official npm SDK
+//! (`tests/mcp/client.mjs`, `@modelcontextprotocol/sdk` from pi/'s pinned
+//! packages) against real headless Neovim: tool list, each tool's answer
+//! (unsaved buffer text, 1-based positions, projectPath checked), and the
+//! refusals (401 without the token, 403 for a foreign Host or Origin).
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::common::{Session, eventually, repo_root};
+use crate::pi_extension::require_node_deps;
+
+/// `(url, token)` from the pi lockfile.
+async fn endpoint(session: &Session) -> (String, String) {
+    let (_, lock) = session.lockfile().await;
+    let url = lock["mcpUrl"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no mcpUrl in {lock}"))
+        .to_owned();
+    (url, lock["authToken"].as_str().unwrap().to_owned())
+}
+
+/// Runs the SDK client with `calls`; its JSON report.
+fn sdk_client(url: &str, token: &str, calls: Value) -> Value {
+    require_node_deps();
+    let script = repo_root().join("tests/mcp/client.mjs");
+    let out = Command::new("node")
+        .arg(&script)
+        .args([url, token, &calls.to_string()])
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "client.mjs failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The status line of a raw `POST /mcp` with these extra header lines.
+async fn status_of(url: &str, headers: &str) -> u16 {
+    let authority = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\n{headers}Content-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(&authority).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = vec![0; 64];
+    let n = stream.read(&mut response).await.unwrap();
+    let head = String::from_utf8_lossy(&response[..n]).into_owned();
+    head.split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {head:?}"))
+}
+
+fn structured(call: &Value) -> &Value {
+    assert_ne!(call["isError"], json!(true), "{call}");
+    &call["structuredContent"]
+}
+
+#[tokio::test]
+async fn the_npm_sdk_lists_and_calls_the_project_tools() {
+    let session = Session::start().await;
+    let (url, token) = endpoint(&session).await;
+    let root = session.work_dir.canonicalize().unwrap();
+    session.write_file("a.py", "x = 1\ny = 2\n");
+    session.write_file("b.txt", "one\ntwo\nthree\n");
+    // a.py open with an unsaved edit on line 2, and a diagnostic on it.
+    session
+        .exec(
+            "vim.cmd.edit('a.py')
+             vim.api.nvim_buf_set_lines(0, 1, 2, false, { 'y = undefined_name' })
+             local ns = vim.api.nvim_create_namespace('mcp_http_test')
+             vim.diagnostic.set(ns, 0, {
+               { lnum = 1, col = 4, end_lnum = 1, end_col = 18,
+                 severity = vim.diagnostic.severity.ERROR, message = 'MCP_DIAG', source = 'test' },
+               { lnum = 0, col = 0, severity = vim.diagnostic.severity.WARN, message = 'a warning' },
+             })",
+        )
+        .await;
+    let elsewhere = format!("{}-elsewhere", root.display());
+    let calls = json!([
+        {"name": "get_all_open_file_paths", "arguments": {}},
+        {"name": "get_file_text_by_path", "arguments": {"pathInProject": "a.py"}},
+        {"name": "get_file_text_by_path", "arguments": {"pathInProject": "b.txt", "maxLinesCount": 2}},
+        {"name": "get_file_problems", "arguments": {"filePath": "a.py", "projectPath": format!("{}/", root.display())}},
+        {"name": "get_file_problems", "arguments": {"filePath": "a.py", "errorsOnly": false}},
+        {"name": "get_project_problems", "arguments": {}},
+        {"name": "get_all_open_file_paths", "arguments": {"projectPath": elsewhere}},
+        {"name": "get_file_text_by_path", "arguments": {"pathInProject": "../outside.txt"}},
+    ]);
+    let report = sdk_client(&url, &token, calls);
+
+    assert!(
+        report["sessionId"].is_string(),
+        "a 2025-11-25 session: {report}"
+    );
+    let tools = report["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "get_all_open_file_paths",
+            "get_file_text_by_path",
+            "get_file_problems",
+            "get_project_problems"
+        ]
+    );
+    for tool in tools {
+        let schema = &tool["inputSchema"];
+        assert_eq!(schema["type"], "object", "{tool}");
+        for required in schema["required"].as_array().into_iter().flatten() {
+            assert!(
+                schema["properties"][required.as_str().unwrap()].is_object(),
+                "{tool}"
+            );
+        }
+        assert!(schema["properties"]["projectPath"].is_object(), "{tool}");
+    }
+
+    let calls = report["calls"].as_array().unwrap();
+    let open = structured(&calls[0]);
+    assert_eq!(open["activeFilePath"], "a.py", "{open}");
+    assert_eq!(open["openFiles"], json!(["a.py"]));
+
+    let text = structured(&calls[1]);
+    assert_eq!(
+        text["text"], "x = 1\ny = undefined_name",
+        "unsaved text: {text}"
+    );
+    assert_eq!(text["fromBuffer"], true);
+    assert_eq!(calls[1]["content"][0]["text"], "x = 1\ny = undefined_name");
+
+    let disk = structured(&calls[2]);
+    assert_eq!(disk["fromBuffer"], false);
+    assert_eq!(disk["truncated"], true);
+    assert_eq!(disk["lineCount"], 3);
+    assert!(
+        disk["text"].as_str().unwrap().starts_with("one\ntwo\n"),
+        "{disk}"
+    );
+
+    let errors = structured(&calls[3]);
+    assert_eq!(errors["filePath"], "a.py");
+    assert_eq!(
+        errors["errors"],
+        json!([{"severity": "ERROR", "description": "MCP_DIAG", "source": "test",
+                "line": 2, "column": 5, "endLine": 2, "endColumn": 19}]),
+        "1-based, errors only"
+    );
+    assert_eq!(structured(&calls[4])["errors"].as_array().unwrap().len(), 2);
+    let project = structured(&calls[5]);
+    let problems = project["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 2, "{project}");
+    assert!(
+        problems.iter().all(|p| p["filePath"] == "a.py"),
+        "{project}"
+    );
+
+    let mismatch = &calls[6];
+    assert_eq!(mismatch["isError"], true, "{mismatch}");
+    let message = mismatch["content"][0]["text"].as_str().unwrap();
+    assert!(
+        message.contains("not this Neovim's project") && message.contains(&*root.to_string_lossy()),
+        "{message}"
+    );
+    assert_eq!(
+        calls[7]["isError"], true,
+        "confined to the root: {}",
+        calls[7]
+    );
+}
+
+#[tokio::test]
+async fn requests_without_the_token_or_from_elsewhere_are_refused() {
+    let session = Session::start().await;
+    let (url, token) = endpoint(&session).await;
+    let authority = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let host = format!("Host: {authority}\r\n");
+    let bearer = format!("Authorization: Bearer {token}\r\n");
+    assert_eq!(status_of(&url, &host).await, 401, "no token");
+    let wrong = format!("{host}Authorization: Bearer {}x\r\n", &token[1..]);
+    assert_eq!(status_of(&url, &wrong).await, 401, "wrong token");
+    let basic = format!("{host}Authorization: Basic {token}\r\n");
+    assert_eq!(status_of(&url, &basic).await, 401, "wrong scheme");
+    let foreign_host = format!("Host: evil.example:{}\r\n{bearer}", &authority[10..]);
+    assert_eq!(status_of(&url, &foreign_host).await, 403, "DNS rebinding");
+    let foreign_origin = format!("{host}{bearer}Origin: https://evil.example\r\n");
+    assert_eq!(
+        status_of(&url, &foreign_origin).await,
+        403,
+        "a browser page"
+    );
+    // With the token (scheme in any case) the request reaches MCP.
+    let lower = format!("{host}authorization: bearer {token}\r\nOrigin: http://localhost:3000\r\n");
+    let status = status_of(&url, &lower).await;
+    assert!(status != 401 && status != 403, "{status}");
+}
+
+#[tokio::test]
+async fn mcp_can_be_turned_off_and_the_command_shows_the_url() {
+    let session = Session::start().await;
+    let (url, token) = endpoint(&session).await;
+    let shown = &session;
+    eventually("the host reported its MCP url", || async move {
+        let status = shown.lua("return require('pi-ide').status().mcp_url").await;
+        status.as_str().map(str::to_owned)
+    })
+    .await;
+    session.exec("vim.cmd('PiIde mcp')").await;
+    let told = session.notifications().await.join("\n");
+    assert!(told.contains(&url), "{told}");
+    assert!(
+        told.contains(&format!(
+            "claude mcp add --transport http nvim {url} --header \"Authorization: Bearer {token}\""
+        )),
+        "{told}"
+    );
+    let off = Session::start_with("{ mcp = { enabled = false } }").await;
+    let (_, lock) = off.lockfile().await;
+    assert!(lock.get("mcpUrl").is_none(), "{lock}");
+}
+
+#[tokio::test]
+async fn a_taken_port_costs_only_the_mcp_endpoint() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let session = Session::start_with(&format!("{{ mcp = {{ port = {port} }} }}")).await;
+    let (_, lock) = session.lockfile().await;
+    assert!(lock.get("mcpUrl").is_none(), "{lock}");
+    let shown = &session;
+    let told = eventually("a warning about the port", || async move {
+        let told = shown.notifications().await.join("\n");
+        told.contains(&format!("127.0.0.1:{port}")).then_some(told)
+    })
+    .await;
+    assert!(told.contains("mcp.port"), "{told}");
+    session.exec("vim.cmd('PiIde mcp')").await;
+    let told = session.notifications().await.join("\n");
+    assert!(told.contains("MCP endpoint: cannot listen"), "{told}");
+}
