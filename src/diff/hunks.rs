@@ -71,10 +71,7 @@ pub fn hunks(old: &[String], new: &[String], deadline: Duration) -> Vec<Hunk> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(text: &str) -> Vec<String> {
-        text.lines().map(str::to_owned).collect()
-    }
+    use crate::diff::lines;
 
     #[test]
     fn hunks_cover_changes_insertions_and_deletions() {

@@ -134,10 +134,7 @@ impl LiveDiffs {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(text: &str) -> Vec<String> {
-        text.lines().map(str::to_owned).collect()
-    }
+    use crate::diff::lines;
 
     fn edit(seq: u64, side: Side, first: usize, last: usize, text: &str) -> Edit {
         Edit {

@@ -13,3 +13,9 @@ pub mod pending;
 pub mod prepare;
 pub mod text;
 pub mod words;
+
+/// A text's lines, for tests that build diffs.
+#[cfg(test)]
+fn lines(text: &str) -> Vec<String> {
+    text.lines().map(str::to_owned).collect()
+}

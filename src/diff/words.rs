@@ -108,10 +108,7 @@ fn tokens(line: &str) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(text: &str) -> Vec<String> {
-        text.lines().map(str::to_owned).collect()
-    }
+    use crate::diff::lines;
 
     #[test]
     fn only_the_words_that_differ_are_marked() {
