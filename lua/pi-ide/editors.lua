@@ -167,15 +167,31 @@ local function leave_visual_mode()
   end
 end
 
+-- In the current window: the cursor at 1-based `line` and 1-based UTF-16
+-- `column` (clamped to the buffer).
+local function place(buf, line, column)
+  local row = math.max(1, math.min(line, api.nvim_buf_line_count(buf)))
+  local text = api.nvim_buf_get_lines(buf, row - 1, row, true)[1]
+  local units = math.max(0, (column or 1) - 1)
+  local ok, col = pcall(vim.str_byteindex, text, "utf-16", units, false)
+  if not ok then
+    col = #text
+  end
+  api.nvim_win_set_cursor(0, { row, math.min(col, math.max(#text - 1, 0)) })
+  vim.cmd("normal! zv")
+end
+
 --- Seam `open_file`: `request` = { path, start_text?, end_text?,
---- select_to_end_of_line, frontmost }. With frontmost false the buffer is
+--- select_to_end_of_line, frontmost, line?, column? }. With frontmost false the buffer is
 --- only loaded (and listed): no window, cursor or mode changes.
 function M.open(request)
   local buf = vim.fn.bufadd(request.path)
   if request.frontmost then
     leave_visual_mode()
     show(buf)
-    if request.start_text then
+    if request.line then
+      place(buf, request.line, request.column)
+    elseif request.start_text then
       select(buf, request)
     end
   else

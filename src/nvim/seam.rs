@@ -126,6 +126,12 @@ pub struct OpenFile {
     pub select_to_end_of_line: bool,
     /// False: load the buffer without touching windows or the cursor.
     pub frontmost: bool,
+    /// Put the cursor on this 1-based line (instead of selecting text) …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// … at this 1-based column, in UTF-16 code units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
 }
 
 /// What `open_file` returns.
@@ -596,6 +602,8 @@ mod tests {
                 end_text: None,
                 select_to_end_of_line: false,
                 frontmost: true,
+                line: None,
+                column: None,
             }),
             LuaCall::OpenEditors,
             LuaCall::DocumentState {

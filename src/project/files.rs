@@ -1,12 +1,14 @@
 //! `get_all_open_file_paths {}` and `get_file_text_by_path {pathInProject,
 //! maxLinesCount, truncateMode}`: text as in Neovim's buffer when the file
 //! is loaded (unsaved edits included), else from disk.
+//! `open_file_in_editor {filePath, line?, column?}`: shows a project file in
+//! the person's last used file window (never a diff tab or a terminal).
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Answer, Failure, Project, ProjectTool, arguments};
-use crate::nvim::seam::{BufferText, LuaCall, OpenEditor};
+use crate::nvim::seam::{BufferText, LuaCall, OpenEditor, OpenFile, OpenedFile};
 use crate::state::State;
 
 pub const OPEN_FILES: ProjectTool = ProjectTool {
@@ -32,6 +34,57 @@ pub const FILE_TEXT: ProjectTool = ProjectTool {
     },
     required: &["pathInProject"],
 };
+
+pub const OPEN_IN_EDITOR: ProjectTool = ProjectTool {
+    name: "open_file_in_editor",
+    description: "Show a project file in Neovim, in the last used file window, optionally with the cursor at a 1-based line and column.",
+    properties: || {
+        json!({
+            "filePath": {"type": "string", "description": "Path relative to the project root"},
+            "line": {"type": "integer", "minimum": 1, "description": "1-based line for the cursor"},
+            "column": {"type": "integer", "minimum": 1, "description": "1-based column (UTF-16 code units) for the cursor; needs line"},
+        })
+    },
+    required: &["filePath"],
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OpenArgs {
+    file_path: String,
+    line: Option<u64>,
+    column: Option<u64>,
+}
+
+pub async fn open_in_editor(state: &State, project: &Project, args: Value) -> Answer {
+    let args: OpenArgs = arguments("open_file_in_editor", args)?;
+    let path = project.resolve(&args.file_path)?;
+    match tokio::fs::metadata(&path).await {
+        Ok(meta) if meta.is_file() => {}
+        Ok(_) => return Err(Failure(format!("{} is not a file", args.file_path))),
+        Err(e) => return Err(Failure(format!("cannot open {}: {e}", args.file_path))),
+    }
+    let request = OpenFile {
+        path: path.clone(),
+        start_text: None,
+        end_text: None,
+        select_to_end_of_line: false,
+        frontmost: true,
+        line: args.line.map(|line| line.max(1)),
+        column: args.line.and(args.column).map(|column| column.max(1)),
+    };
+    let opened = state
+        .editor
+        .query::<OpenedFile>(LuaCall::OpenFile(request))
+        .await
+        .map_err(|e| Failure(format!("Neovim could not open {}: {e}", args.file_path)))?
+        .ok_or_else(|| Failure("Neovim did not say what it opened".into()))?;
+    let relative = project.relative(&path);
+    Ok((
+        format!("Opened {relative}"),
+        json!({"filePath": relative, "lineCount": opened.line_count, "filetype": opened.filetype}),
+    ))
+}
 
 pub async fn open_files(state: &State, project: &Project) -> Answer {
     let editors = state

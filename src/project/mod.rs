@@ -5,9 +5,13 @@
 //!
 //! * [`files`]    – `get_all_open_file_paths`, `get_file_text_by_path`.
 //! * [`problems`] – `get_file_problems`, `get_project_problems`.
+//! * [`search`]   – `find_files_by_glob`, `find_files_by_name_keyword`,
+//!   `search_in_files_by_text`, `search_in_files_by_regex`,
+//!   `list_directory_tree`.
 
 mod files;
 mod problems;
+mod search;
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +36,12 @@ pub const TOOLS: &[ProjectTool] = &[
     files::FILE_TEXT,
     problems::FILE_PROBLEMS,
     problems::PROJECT_PROBLEMS,
+    search::GLOB,
+    search::NAME_KEYWORD,
+    search::TEXT,
+    search::REGEX,
+    search::TREE,
+    files::OPEN_IN_EDITOR,
 ];
 
 /// `[{name, description, inputSchema}]` for `tools/list`.
@@ -78,6 +88,12 @@ pub async fn call(state: &State, name: &str, arguments: Value) -> Option<Value> 
             "get_all_open_file_paths" => files::open_files(state, &project).await,
             "get_file_text_by_path" => files::file_text(state, &project, arguments).await,
             "get_file_problems" => problems::file_problems(state, &project, arguments).await,
+            "find_files_by_glob" => search::by_glob(&project, arguments).await,
+            "find_files_by_name_keyword" => search::by_name_keyword(&project, arguments).await,
+            "search_in_files_by_text" => search::in_files(&project, arguments, false).await,
+            "search_in_files_by_regex" => search::in_files(&project, arguments, true).await,
+            "list_directory_tree" => search::tree(&project, arguments).await,
+            "open_file_in_editor" => files::open_in_editor(state, &project, arguments).await,
             _ => problems::project_problems(state, &project, arguments).await,
         },
         Err(failure) => Err(failure),

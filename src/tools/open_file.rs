@@ -79,6 +79,8 @@ pub async fn run(state: &State, args: Args) -> Value {
         end_text: non_empty(args.end_text),
         select_to_end_of_line: args.select_to_end_of_line,
         frontmost: args.make_frontmost,
+        line: None,
+        column: None,
     };
     match state
         .editor

@@ -117,7 +117,13 @@ async fn the_npm_sdk_lists_and_calls_the_project_tools() {
             "get_all_open_file_paths",
             "get_file_text_by_path",
             "get_file_problems",
-            "get_project_problems"
+            "get_project_problems",
+            "find_files_by_glob",
+            "find_files_by_name_keyword",
+            "search_in_files_by_text",
+            "search_in_files_by_regex",
+            "list_directory_tree",
+            "open_file_in_editor",
         ]
     );
     for tool in tools {
@@ -183,6 +189,152 @@ async fn the_npm_sdk_lists_and_calls_the_project_tools() {
         "confined to the root: {}",
         calls[7]
     );
+}
+
+/// `files` of a find result, as strings.
+fn files(call: &Value) -> Vec<&str> {
+    structured(call)["files"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no files in {call}"))
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect()
+}
+
+/// `(filePath, line, lineText)` of a search result.
+fn usages(call: &Value) -> Vec<(String, u64, String)> {
+    structured(call)["entries"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no entries in {call}"))
+        .iter()
+        .map(|e| {
+            (
+                e["filePath"].as_str().unwrap().to_owned(),
+                e["line"].as_u64().unwrap(),
+                e["lineText"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn refused(call: &Value, what: &str) {
+    assert_eq!(call["isError"], true, "{what}: {call}");
+}
+
+#[tokio::test]
+async fn the_npm_sdk_finds_searches_lists_and_opens_project_files() {
+    let session = Session::start().await;
+    let (url, token) = endpoint(&session).await;
+    let tree = session.work_dir.join("tree");
+    std::fs::create_dir_all(tree.join("nested/deep")).unwrap();
+    std::fs::write(tree.join(".gitignore"), "secret.txt\n").unwrap();
+    std::fs::write(tree.join("secret.txt"), "needle hidden\n").unwrap();
+    std::fs::write(tree.join("keep.txt"), "first\nneedle one\nNEEDLE two\n").unwrap();
+    std::fs::write(tree.join("latin1.txt"), b"needle \xe9t\xe9\n").unwrap();
+    std::fs::write(
+        tree.join("nested/deep/found.rs"),
+        "fn needle_fn() {}\n// needle\n",
+    )
+    .unwrap();
+    let calls = json!([
+        {"name": "find_files_by_glob", "arguments": {"globPattern": "tree/**/*.txt"}},
+        {"name": "find_files_by_glob", "arguments": {"globPattern": "*.txt", "subDirectoryRelativePath": "tree", "addExcluded": true}},
+        {"name": "find_files_by_glob", "arguments": {"globPattern": "*", "subDirectoryRelativePath": "tree", "fileCountLimit": 1}},
+        {"name": "find_files_by_glob", "arguments": {"globPattern": "*", "subDirectoryRelativePath": "../"}},
+        {"name": "find_files_by_name_keyword", "arguments": {"nameKeyword": "FOUND"}},
+        {"name": "find_files_by_name_keyword", "arguments": {"nameKeyword": "secret"}},
+        {"name": "search_in_files_by_text", "arguments": {"searchText": "needle", "directoryToSearch": "tree"}},
+        {"name": "search_in_files_by_text", "arguments": {"searchText": "needle", "directoryToSearch": "tree", "caseSensitive": false, "fileMask": "*.txt"}},
+        {"name": "search_in_files_by_regex", "arguments": {"regexPattern": "(?i)^needle \\w+$", "directoryToSearch": "tree", "maxUsageCount": 1}},
+        {"name": "search_in_files_by_text", "arguments": {"searchText": "root", "directoryToSearch": "/etc"}},
+        {"name": "search_in_files_by_regex", "arguments": {"regexPattern": "("}},
+        {"name": "list_directory_tree", "arguments": {"directoryPath": "tree"}},
+        {"name": "list_directory_tree", "arguments": {"directoryPath": "tree", "maxDepth": 1}},
+        {"name": "list_directory_tree", "arguments": {"directoryPath": ".."}},
+        {"name": "open_file_in_editor", "arguments": {"filePath": "tree/keep.txt", "line": 3, "column": 2}},
+        {"name": "open_file_in_editor", "arguments": {"filePath": "../outside.txt"}},
+    ]);
+    let report = sdk_client(&url, &token, calls);
+    let calls = report["calls"].as_array().unwrap();
+
+    assert_eq!(
+        files(&calls[0]),
+        ["tree/keep.txt", "tree/latin1.txt"],
+        ".gitignore honoured"
+    );
+    assert!(files(&calls[1]).contains(&"tree/secret.txt"), "addExcluded");
+    assert_eq!(files(&calls[2]).len(), 1);
+    assert_eq!(structured(&calls[2])["limitReached"], true);
+    let cut = calls[2]["content"][0]["text"].as_str().unwrap();
+    assert!(cut.contains("limit of 1"), "says it was cut: {cut}");
+    refused(&calls[3], "a directory outside the root");
+    assert_eq!(files(&calls[4]), ["tree/nested/deep/found.rs"]);
+    assert!(files(&calls[5]).is_empty(), "ignored: {}", calls[5]);
+
+    let own = |entries: &[(&str, u64, &str)]| -> Vec<(String, u64, String)> {
+        entries
+            .iter()
+            .map(|(p, l, t)| ((*p).to_owned(), *l, (*t).to_owned()))
+            .collect()
+    };
+    assert_eq!(
+        usages(&calls[6]),
+        own(&[
+            ("tree/keep.txt", 2, "needle one"),
+            ("tree/nested/deep/found.rs", 1, "fn needle_fn() {}"),
+            ("tree/nested/deep/found.rs", 2, "// needle"),
+        ]),
+        "1-based lines; ignored and non-UTF-8 files skipped"
+    );
+    assert_eq!(
+        usages(&calls[7]),
+        own(&[
+            ("tree/keep.txt", 2, "needle one"),
+            ("tree/keep.txt", 3, "NEEDLE two"),
+        ])
+    );
+    assert_eq!(
+        usages(&calls[8]),
+        own(&[("tree/keep.txt", 2, "needle one")])
+    );
+    assert_eq!(structured(&calls[8])["limitReached"], true);
+    refused(&calls[9], "a search outside the root");
+    refused(&calls[10], "a bad regex");
+
+    let listed = structured(&calls[11]);
+    let entries = listed["entries"].as_array().unwrap();
+    let paths: Vec<&str> = entries
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "tree/keep.txt",
+            "tree/latin1.txt",
+            "tree/nested",
+            "tree/nested/deep",
+            "tree/nested/deep/found.rs"
+        ],
+        "{listed}"
+    );
+    assert_eq!(entries[2]["type"], "directory");
+    assert_eq!(entries[4]["depth"], 3);
+    let text = calls[11]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("      found.rs"), "{text}");
+    let shallow = structured(&calls[12])["entries"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(shallow.len(), 3, "maxDepth 1: {shallow:?}");
+    refused(&calls[13], "a tree outside the root");
+
+    assert_eq!(structured(&calls[14])["filePath"], "tree/keep.txt");
+    let shown = session
+        .lua("return { vim.fn.expand('%:t'), vim.api.nvim_win_get_cursor(0) }")
+        .await;
+    assert_eq!(shown, json!(["keep.txt", [3, 1]]), "line 3, column 2");
+    refused(&calls[15], "a file outside the root");
 }
 
 #[tokio::test]
