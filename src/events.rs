@@ -22,6 +22,7 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
             }
             ide_protocol::context::broadcast(state, Some(&positions));
         }
+        EditorEvent::LspAnswer(answer) => state.lsp.answer(answer),
         EditorEvent::NoFile => ide_protocol::context::broadcast(state, None),
         EditorEvent::ReviewDone(done) => ide_protocol::review::done(state, done),
         EditorEvent::DiffDecided(Decision { id, accepted }) => {

@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 6
+M.VERSION = 7
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -77,6 +77,11 @@ M.calls = {
   buffer_text = function(path)
     return require("pi-ide.editors").text(path)
   end,
+  -- MCP LSP tools: starts { id, kind, path, line, character, timeout_ms }
+  -- and returns at once; the answer follows as the `lsp_answer` event.
+  lsp_request = function(query)
+    require("pi-ide.lsp_tools").request(query)
+  end,
   -- pi's context socket is at `path` now (nil: nowhere), or `err` says why not.
   socket = function(path, err)
     host.on_socket(path, err)
@@ -120,6 +125,7 @@ M.EVENTS = {
   "diff_edited", -- id, seq, side, first, last, lines: a side of a large diff changed
   "no_file", -- debounced: the current window shows no file (help, a diff, …)
   "review_done", -- {id, status, comments}: the person submitted or cancelled review `id`
+  "lsp_answer", -- {id, result?, error?, no_server?, filetype?}: the answer to lsp_request `id`
 }
 
 local known = {}

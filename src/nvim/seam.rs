@@ -21,6 +21,7 @@
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
 //! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
 //! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
+//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, timeout_ms}`; answered later by `lsp_answer` |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
 //! | `review_open` | review                  | a socket client asked for a review `{id, root, files}`; a Lua error cancels it |
 //! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
@@ -42,6 +43,7 @@
 //! | `diff_edited`         | id, seq, side, first, last, lines | a side of large diff `id` changed: lines `first..last` (0-based, as last sent) are now `lines` |
 //! | `no_file`             | –                     | debounced: the current window shows no file (help, terminal, …) |
 //! | `review_done`         | result                | review `id` was submitted or cancelled `{id, status, comments}` |
+//! | `lsp_answer`          | answer                | `{id, result?, error?, no_server?, filetype?}` for `lsp_request` `id` |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with
@@ -60,7 +62,7 @@ use crate::selection::Positions;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 6;
+pub const SEAM_VERSION: u64 = 7;
 
 /// What the host reports once agents can find it.
 #[derive(Debug, Serialize)]
@@ -173,6 +175,36 @@ pub struct SaveOutcome {
     pub message: String,
 }
 
+/// An LSP request for Lua to make; positions are 0-based, `character` in
+/// UTF-16 code units.
+#[derive(Debug, Serialize)]
+pub struct LspQuery {
+    pub id: u64,
+    /// `hover`, `definition`, `references` or `symbols`.
+    pub kind: &'static str,
+    /// Absolute.
+    pub path: String,
+    pub line: u64,
+    pub character: u64,
+    /// Bound of the whole request, waiting for a server included.
+    pub timeout_ms: u64,
+}
+
+/// Lua's answer to [`LspQuery`] `id`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LspAnswer {
+    pub id: u64,
+    #[serde(default)]
+    pub result: Option<Json>,
+    #[serde(default)]
+    pub error: Option<String>,
+    /// No language server is attached to the file.
+    #[serde(default)]
+    pub no_server: bool,
+    #[serde(default)]
+    pub filetype: Option<String>,
+}
+
 /// Where the context socket listens now; both `None`: nowhere (off, or
 /// removed at shutdown).
 #[derive(Debug, Default, Serialize)]
@@ -274,6 +306,7 @@ pub enum LuaCall {
     BufferText {
         path: String,
     },
+    LspRequest(LspQuery),
     Socket(SocketInfo),
     ReviewOpen(Review),
     ReviewClose {
@@ -304,6 +337,7 @@ impl LuaCall {
         "document_state",
         "save_document",
         "buffer_text",
+        "lsp_request",
         "socket",
         "review_open",
         "review_close",
@@ -327,6 +361,7 @@ impl LuaCall {
             LuaCall::DocumentState { .. } => "document_state",
             LuaCall::SaveDocument { .. } => "save_document",
             LuaCall::BufferText { .. } => "buffer_text",
+            LuaCall::LspRequest(_) => "lsp_request",
             LuaCall::Socket(_) => "socket",
             LuaCall::ReviewOpen(_) => "review_open",
             LuaCall::ReviewClose { .. } => "review_close",
@@ -364,6 +399,7 @@ impl LuaCall {
             ],
             LuaCall::Workspace | LuaCall::CurrentPositions | LuaCall::OpenEditors => vec![],
             LuaCall::OpenFile(request) => vec![msgpack(&request)?],
+            LuaCall::LspRequest(query) => vec![msgpack(&query)?],
             LuaCall::DocumentState { path }
             | LuaCall::SaveDocument { path }
             | LuaCall::BufferText { path } => {
@@ -453,6 +489,7 @@ pub enum EditorEvent {
     Mention(Mention),
     DiffEdited(Edit),
     ReviewDone(ReviewDone),
+    LspAnswer(LspAnswer),
 }
 
 impl EditorEvent {
@@ -471,6 +508,7 @@ impl EditorEvent {
         "diff_edited",
         "no_file",
         "review_done",
+        "lsp_answer",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -496,6 +534,7 @@ impl EditorEvent {
             }
             "no_file" => Some(EditorEvent::NoFile),
             "review_done" => typed(payload()?).map(EditorEvent::ReviewDone),
+            "lsp_answer" => typed(payload()?).map(EditorEvent::LspAnswer),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
             "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
             "list_models" => Some(EditorEvent::ListModels),
@@ -615,6 +654,14 @@ mod tests {
             LuaCall::BufferText {
                 path: "/w/a".into(),
             },
+            LuaCall::LspRequest(LspQuery {
+                id: 1,
+                kind: "hover",
+                path: "/w/a.py".into(),
+                line: 0,
+                character: 4,
+                timeout_ms: 5000,
+            }),
             LuaCall::Socket(SocketInfo::default()),
             LuaCall::ReviewOpen(Review {
                 id: 1,

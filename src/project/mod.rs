@@ -8,8 +8,11 @@
 //! * [`search`]   – `find_files_by_glob`, `find_files_by_name_keyword`,
 //!   `search_in_files_by_text`, `search_in_files_by_regex`,
 //!   `list_directory_tree`.
+//! * [`lsp`]      – `get_symbol_info`, `find_definition`, `find_references`,
+//!   `get_document_symbols`, from Neovim's language servers.
 
 mod files;
+mod lsp;
 mod problems;
 mod search;
 
@@ -42,6 +45,10 @@ pub const TOOLS: &[ProjectTool] = &[
     search::REGEX,
     search::TREE,
     files::OPEN_IN_EDITOR,
+    lsp::SYMBOL_INFO,
+    lsp::DEFINITION,
+    lsp::REFERENCES,
+    lsp::DOCUMENT_SYMBOLS,
 ];
 
 /// `[{name, description, inputSchema}]` for `tools/list`.
@@ -94,6 +101,10 @@ pub async fn call(state: &State, name: &str, arguments: Value) -> Option<Value> 
             "search_in_files_by_regex" => search::in_files(&project, arguments, true).await,
             "list_directory_tree" => search::tree(&project, arguments).await,
             "open_file_in_editor" => files::open_in_editor(state, &project, arguments).await,
+            "get_symbol_info" => lsp::symbol_info(state, &project, arguments).await,
+            "find_definition" => lsp::definition(state, &project, arguments).await,
+            "find_references" => lsp::references(state, &project, arguments).await,
+            "get_document_symbols" => lsp::document_symbols(state, &project, arguments).await,
             _ => problems::project_problems(state, &project, arguments).await,
         },
         Err(failure) => Err(failure),

@@ -8,6 +8,7 @@
 //! * [`reviews`]  – the one review session a client may have open.
 
 pub mod clients;
+pub mod lsp;
 pub mod outgoing;
 pub mod rediff;
 pub mod reviews;
@@ -50,6 +51,8 @@ pub struct State {
     pub root: watch::Sender<PathBuf>,
     /// The review a client asked for, while it is open.
     pub reviews: Reviews,
+    /// LSP requests Lua has not answered yet.
+    pub lsp: lsp::LspRequests,
 }
 
 /// Which file an `openDiff` is about, and the tab the agent named.

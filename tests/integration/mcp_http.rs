@@ -124,6 +124,10 @@ async fn the_npm_sdk_lists_and_calls_the_project_tools() {
             "search_in_files_by_regex",
             "list_directory_tree",
             "open_file_in_editor",
+            "get_symbol_info",
+            "find_definition",
+            "find_references",
+            "get_document_symbols",
         ]
     );
     for tool in tools {
@@ -404,4 +408,97 @@ async fn a_taken_port_costs_only_the_mcp_endpoint() {
     session.exec("vim.cmd('PiIde mcp')").await;
     let told = session.notifications().await.join("\n");
     assert!(told.contains("MCP endpoint: cannot listen"), "{told}");
+}
+
+/// The LSP tools against a real pyright started by Neovim: 1-based
+/// positions with the lines' text, hover, references across files,
+/// document symbols, and the refusals.
+#[tokio::test]
+async fn the_lsp_tools_answer_from_a_real_language_server() {
+    require_node_deps();
+    let session = Session::start().await;
+    let (url, token) = endpoint(&session).await;
+    session.write_file(
+        "lib.py",
+        "class Greeter:\n    def greet(self, name: str) -> str:\n        return \"hi \" + name\n\n\n\
+         def add(a: int, b: int) -> int:\n    \"\"\"Adds two numbers.\"\"\"\n    return a + b\n",
+    );
+    session.write_file("main.py", "from lib import add\n\ntotal = add(1, 2)\n");
+    session.write_file("notes.txt", "nothing to see\n");
+    let server = repo_root().join("pi/node_modules/.bin/pyright-langserver");
+    let root = session.work_dir.canonicalize().unwrap();
+    session
+        .exec(&format!(
+            "vim.api.nvim_create_autocmd('FileType', {{ pattern = 'python', callback = function(args)
+               vim.lsp.start({{ name = 'pyright', cmd = {{ {server:?}, '--stdio' }}, root_dir = {root:?} }},
+                 {{ bufnr = args.buf }})
+             end }})",
+            server = server.to_str().unwrap(),
+            root = root.to_str().unwrap(),
+        ))
+        .await;
+    let calls = json!([
+        {"name": "find_definition", "arguments": {"filePath": "main.py", "line": 3, "column": 9}},
+        {"name": "get_symbol_info", "arguments": {"filePath": "main.py", "line": 3, "column": 9}},
+        {"name": "find_references", "arguments": {"filePath": "lib.py", "line": 6, "column": 5}},
+        {"name": "get_document_symbols", "arguments": {"filePath": "lib.py"}},
+        {"name": "get_symbol_info", "arguments": {"filePath": "notes.txt", "line": 1, "column": 1}},
+        {"name": "find_definition", "arguments": {"filePath": "../elsewhere.py", "line": 1, "column": 1}},
+    ]);
+    let started = std::time::Instant::now();
+    let report = sdk_client(&url, &token, calls);
+    eprintln!("LSP tool calls took {:?}", started.elapsed());
+    let calls = report["calls"].as_array().unwrap();
+
+    assert_eq!(
+        structured(&calls[0])["locations"],
+        json!([{"filePath": "lib.py", "line": 6, "column": 5, "lineText": "def add(a: int, b: int) -> int:"}])
+    );
+    let hover = structured(&calls[1])["documentation"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // pyright puts each parameter on a line of its own.
+    for part in ["def add(", "a: int", "b: int", ") -> int"] {
+        assert!(hover.contains(part), "{part} in {hover}");
+    }
+    assert!(hover.contains("Adds two numbers."), "{hover}");
+
+    let references = structured(&calls[2])["locations"]
+        .as_array()
+        .unwrap()
+        .clone();
+    for expected in [
+        json!({"filePath": "lib.py", "line": 6, "column": 5, "lineText": "def add(a: int, b: int) -> int:"}),
+        json!({"filePath": "main.py", "line": 3, "column": 9, "lineText": "total = add(1, 2)"}),
+    ] {
+        assert!(
+            references.contains(&expected),
+            "{expected} in {references:?}"
+        );
+    }
+
+    let symbols = structured(&calls[3])["symbols"].as_array().unwrap().clone();
+    for expected in [
+        json!({"name": "Greeter", "kind": "Class", "filePath": "lib.py", "line": 1, "column": 7}),
+        json!({"name": "add", "kind": "Function", "filePath": "lib.py", "line": 6, "column": 5}),
+    ] {
+        assert!(symbols.contains(&expected), "{expected} in {symbols:?}");
+    }
+
+    assert_eq!(calls[4]["isError"], true, "{}", calls[4]);
+    assert_eq!(
+        calls[4]["content"][0]["text"], "no language server for notes.txt",
+        "{}",
+        calls[4]
+    );
+    assert_eq!(calls[5]["isError"], true, "{}", calls[5]);
+    assert!(
+        calls[5]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("outside the project root"),
+        "{}",
+        calls[5]
+    );
 }

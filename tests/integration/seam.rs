@@ -75,6 +75,7 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["save_document", path]),
         json!(["buffer_text", path]),
         json!(["buffer_text", "/nowhere/not-loaded.txt"]),
+        json!(["lsp_request", {"id": 1, "kind": "hover", "path": path, "line": 0, "character": 1, "timeout_ms": 200}]),
         json!(["socket", "/w/.pi/ide/nvim.sock", null]),
         json!([
             "socket",
