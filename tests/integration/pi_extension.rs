@@ -20,8 +20,26 @@ const NEEDED: [&str; 3] = [
     "node_modules/@modelcontextprotocol/sdk/dist/cjs/client/index.js",
 ];
 
-/// Installs pi/'s pinned dev dependencies once when they are missing;
-/// panics with the fix when node or npm is not there.
+/// Whether `npm ci` ran since `package-lock.json` last changed (npm writes
+/// `node_modules/.package-lock.json`) and the packages the tests use are there.
+fn installed_and_current() -> bool {
+    let modified = |path: &str| {
+        std::fs::metadata(pi_dir().join(path))
+            .and_then(|meta| meta.modified())
+            .ok()
+    };
+    let current = match (
+        modified("node_modules/.package-lock.json"),
+        modified("package-lock.json"),
+    ) {
+        (Some(installed), Some(locked)) => installed >= locked,
+        _ => false,
+    };
+    current && NEEDED.iter().all(|needed| pi_dir().join(needed).exists())
+}
+
+/// Installs pi/'s pinned dev dependencies once when they are missing or
+/// older than the lockfile; panics with the fix when node or npm is not there.
 pub fn require_node_deps() {
     static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
@@ -30,7 +48,7 @@ pub fn require_node_deps() {
         node.as_ref().is_ok_and(|o| o.status.success()),
         "node is not installed (needs Node >= 20); the pi extension tests cannot run: {node:?}"
     );
-    if NEEDED.iter().all(|needed| pi_dir().join(needed).exists()) {
+    if installed_and_current() {
         return;
     }
     run(
