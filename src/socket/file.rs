@@ -48,8 +48,7 @@ pub async fn bind(root: &Path, name: &str, pid: u32) -> io::Result<(UnixListener
         // Stale (checked above) or a leftover of this pid: nobody's live socket.
         fs::remove_file(&path)?;
     }
-    let listener = UnixListener::bind(&path)?;
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o600))?;
+    let listener = bind_private(&path, pid)?;
     let meta = fs::symlink_metadata(&path)?;
     let file = SocketFile {
         path,
@@ -57,6 +56,22 @@ pub async fn bind(root: &Path, name: &str, pid: u32) -> io::Result<(UnixListener
         ino: meta.ino(),
     };
     Ok((listener, file))
+}
+
+/// Binds under a hidden name, makes it 0600, then renames it into place, so
+/// the socket never shows at `path` with the umask's wider mode.
+fn bind_private(path: &Path, pid: u32) -> io::Result<UnixListener> {
+    let file_name = path.file_name().unwrap_or_default().to_string_lossy();
+    let hidden = path.with_file_name(format!(".{file_name}.{pid}.binding"));
+    let _ = fs::remove_file(&hidden);
+    let listener = UnixListener::bind(&hidden)?;
+    let placed = fs::set_permissions(&hidden, fs::Permissions::from_mode(0o600))
+        .and_then(|()| fs::rename(&hidden, path));
+    if let Err(error) = placed {
+        let _ = fs::remove_file(&hidden);
+        return Err(error);
+    }
+    Ok(listener)
 }
 
 /// Whether `path` is free for us: absent, or a socket nobody accepts on.
