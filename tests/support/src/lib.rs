@@ -3,6 +3,7 @@
 //! that speaks like pi (or Claude Code).
 
 pub mod load_driver;
+pub mod python_tools;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
