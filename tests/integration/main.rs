@@ -23,6 +23,7 @@ mod lifecycle;
 mod load;
 mod lua;
 mod mcp;
+mod mcp_edits;
 mod mcp_http;
 mod mentions;
 mod pi_extension;

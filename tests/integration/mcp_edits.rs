@@ -1,0 +1,504 @@
+//! The MCP tools that change files, driven by the official npm SDK
+//! (`tests/mcp/client.mjs`) against real headless Neovim, with the person
+//! deciding in the diff tab as they would (`:PiIde accept`, `:w`, keys):
+//! accepted, declined (`isError`), edited before accepting, new files,
+//! edits without approval (undoable), multi-file renames with pyright,
+//! formatting and code actions with clangd, progress while the person
+//! thinks, and paths outside the root.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Child;
+use tokio::sync::mpsc;
+
+use crate::common::{Session, repo_root};
+use crate::pi_extension::require_node_deps;
+
+/// `(url, token)` from the pi lockfile.
+async fn endpoint(session: &Session) -> (String, String) {
+    let (_, lock) = session.lockfile().await;
+    let url = lock["mcpUrl"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no mcpUrl in {lock}"))
+        .to_owned();
+    (url, lock["authToken"].as_str().unwrap().to_owned())
+}
+
+/// The SDK client making its calls in the background, while the test
+/// plays the person.
+struct Running {
+    child: Child,
+    /// `progress …` lines the client prints as notifications arrive.
+    progress: mpsc::UnboundedReceiver<String>,
+}
+
+fn start_client(session_url: &(String, String), calls: Value, progress: bool) -> Running {
+    require_node_deps();
+    let (url, token) = session_url;
+    let options = json!({"progress": progress}).to_string();
+    let mut child = tokio::process::Command::new("node")
+        .arg(repo_root().join("tests/mcp/client.mjs"))
+        .args([url.as_str(), token.as_str(), &calls.to_string(), &options])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("run node");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let _ = tx.send(line);
+        }
+    });
+    Running {
+        child,
+        progress: rx,
+    }
+}
+
+impl Running {
+    /// Waits for `n` diffs, failing at once with the client's report when
+    /// its call ended without opening them.
+    async fn diffs(&mut self, session: &Session, n: usize) -> Vec<Value> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let list = session.lua("return require('pi-ide.diff').list()").await;
+            let list = list.as_array().cloned().unwrap_or_default();
+            if list.len() == n && list.iter().all(|d| d["loading"] == false) {
+                return list;
+            }
+            if let Ok(Some(_)) = self.child.try_wait() {
+                let out = self.child.stdout.take().unwrap();
+                let mut text = String::new();
+                tokio::io::AsyncReadExt::read_to_string(&mut BufReader::new(out), &mut text)
+                    .await
+                    .unwrap();
+                let report: Value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+                panic!(
+                    "the call ended before {n} diffs opened: {}",
+                    report["calls"]
+                );
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "timed out waiting for {n} diffs: {list:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// The client's report once all its calls returned.
+    async fn report(self) -> Value {
+        let out = tokio::time::timeout(Duration::from_secs(60), self.child.wait_with_output())
+            .await
+            .expect("the client finished")
+            .expect("node ran");
+        assert!(
+            out.status.success(),
+            "client.mjs failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout)
+        );
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+    }
+
+    /// The first call's result.
+    async fn result(self) -> Value {
+        self.report().await["calls"][0].clone()
+    }
+}
+
+/// Runs `calls` to completion (none may wait for the person).
+async fn call_now(endpoint: &(String, String), calls: Value) -> Vec<Value> {
+    let report = start_client(endpoint, calls, false).report().await;
+    report["calls"].as_array().unwrap().clone()
+}
+
+fn text_of(call: &Value) -> String {
+    call["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {call}"))
+        .to_owned()
+}
+
+fn ok(call: &Value) -> String {
+    assert_eq!(call["isError"], false, "{call}");
+    text_of(call)
+}
+
+fn refused(call: &Value) -> String {
+    assert_eq!(call["isError"], true, "{call}");
+    text_of(call)
+}
+
+fn read(session: &Session, name: &str) -> String {
+    std::fs::read_to_string(session.work_dir.join(name)).unwrap()
+}
+
+/// Runs an Ex command as the person types it.
+async fn command(session: &Session, ex: &str) {
+    session.exec(&format!("vim.cmd({ex:?})")).await;
+}
+
+#[tokio::test]
+async fn a_replacement_waits_for_the_person_and_is_saved_when_accepted() {
+    let session = Session::start().await;
+    let endpoint = endpoint(&session).await;
+    session.write_file("a.py", "x = 1\ny = 2\n");
+    // Open with an unsaved edit: the edit is computed from the buffer.
+    session
+        .exec("vim.cmd.edit('a.py'); vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'x = 10' })")
+        .await;
+    let calls = json!([{"name": "replace_text_in_file",
+        "arguments": {"pathInProject": "a.py", "oldText": "y = 2", "newText": "y = 20"}}]);
+    let mut client = start_client(&endpoint, calls, false);
+    let diffs = client.diffs(&session, 1).await;
+    assert_eq!(diffs[0]["client"], "mcp", "{diffs:?}");
+    let bars = session
+        .lua(
+            "local l = require('pi-ide.diff').list()[1]
+              local left = vim.fn.win_findbuf(l.original_buf)[1]
+              local right = vim.fn.win_findbuf(l.proposed_buf)[1]
+              return { vim.wo[left].winbar, vim.wo[right].winbar,
+                       vim.api.nvim_buf_get_lines(l.original_buf, 0, -1, false) }",
+        )
+        .await;
+    assert!(
+        bars[0].as_str().unwrap().contains("your buffer"),
+        "the left side is the buffer: {bars}"
+    );
+    assert!(
+        bars[1]
+            .as_str()
+            .unwrap()
+            .contains("mcp: replace_text_in_file"),
+        "{bars}"
+    );
+    assert_eq!(bars[2], json!(["x = 10", "y = 2"]), "unsaved edits shown");
+    command(&session, "PiIde status").await;
+    let told = session.notifications().await.join("\n");
+    assert!(told.contains("from mcp waiting for you"), "{told}");
+    assert_eq!(
+        read(&session, "a.py"),
+        "x = 1\ny = 2\n",
+        "nothing before approval"
+    );
+
+    command(&session, "PiIde accept").await;
+    let result = client.result().await;
+    let text = ok(&result);
+    assert!(text.contains("applied and saved: a.py"), "{text}");
+    assert_eq!(result["structuredContent"]["applied"], json!(["a.py"]));
+    assert_eq!(
+        read(&session, "a.py"),
+        "x = 10\ny = 20\n",
+        "saved as accepted"
+    );
+    let buffer = session
+        .lua("local b = vim.fn.bufnr('a.py') return { vim.bo[b].modified, vim.api.nvim_buf_get_lines(b, 0, -1, false) }")
+        .await;
+    assert_eq!(buffer, json!([false, ["x = 10", "y = 20"]]));
+}
+
+#[tokio::test]
+async fn a_declined_edit_is_an_error_and_an_edited_one_saves_the_persons_text() {
+    let session = Session::start().await;
+    let endpoint = endpoint(&session).await;
+    session.write_file("b.txt", "alpha\nbeta\n");
+    let replace = json!([{"name": "replace_text_in_file",
+        "arguments": {"pathInProject": "b.txt", "oldText": "BETA", "newText": "gamma", "caseSensitive": false}}]);
+
+    let mut client = start_client(&endpoint, replace.clone(), false);
+    client.diffs(&session, 1).await;
+    command(&session, "PiIde reject").await;
+    let declined = refused(&client.result().await);
+    assert!(
+        declined.contains("declined the edit of b.txt"),
+        "{declined}"
+    );
+    assert_eq!(read(&session, "b.txt"), "alpha\nbeta\n");
+
+    let mut client = start_client(&endpoint, replace, false);
+    client.diffs(&session, 1).await;
+    // The person edits the proposal (the cursor is in it), then `:w`.
+    session.input("ggA!<Esc>:w<CR>").await;
+    let text = ok(&client.result().await);
+    assert!(text.contains("read these files again: b.txt"), "{text}");
+    assert_eq!(
+        read(&session, "b.txt"),
+        "alpha!\ngamma\n",
+        "the person's text"
+    );
+
+    let calls = call_now(
+        &endpoint,
+        json!([
+            {"name": "replace_text_in_file", "arguments": {"pathInProject": "b.txt", "oldText": "GAMMA", "newText": "x"}},
+            {"name": "replace_text_in_file", "arguments": {"pathInProject": "missing.txt", "oldText": "a", "newText": "b"}},
+            {"name": "replace_text_in_file", "arguments": {"pathInProject": "../outside.txt", "oldText": "a", "newText": "b"}},
+            {"name": "create_new_file", "arguments": {"pathInProject": "/tmp/pi-ide-outside.txt", "text": "x"}},
+            {"name": "create_new_file", "arguments": {"pathInProject": "b.txt", "text": "x"}},
+        ]),
+    )
+    .await;
+    let not_found = refused(&calls[0]);
+    assert!(
+        not_found.contains("oldText was not found in b.txt")
+            && not_found.contains("caseSensitive=false"),
+        "{not_found}"
+    );
+    assert!(refused(&calls[1]).contains("does not exist"));
+    assert!(refused(&calls[2]).contains("outside the project root"));
+    assert!(refused(&calls[3]).contains("outside the project root"));
+    assert!(!std::path::Path::new("/tmp/pi-ide-outside.txt").exists());
+    assert!(refused(&calls[4]).contains("already exists"));
+    assert!(
+        session.wait_diffs(0).await.is_empty(),
+        "no diff for refusals"
+    );
+}
+
+#[tokio::test]
+async fn a_new_file_and_its_directories_appear_only_after_approval() {
+    let session = Session::start().await;
+    let endpoint = endpoint(&session).await;
+    let calls = json!([{"name": "create_new_file",
+        "arguments": {"pathInProject": "pkg/sub/new.py", "text": "print('hi')\n"}}]);
+    let mut client = start_client(&endpoint, calls, false);
+    client.diffs(&session, 1).await;
+    assert!(!session.work_dir.join("pkg").exists(), "no directory yet");
+    command(&session, "PiIde accept").await;
+    assert!(ok(&client.result().await).contains("pkg/sub/new.py"));
+    assert_eq!(read(&session, "pkg/sub/new.py"), "print('hi')\n");
+}
+
+#[tokio::test]
+async fn without_approval_edits_go_into_buffers_undoably() {
+    let session = Session::start_with("{ mcp = { approve_edits = false } }").await;
+    let endpoint = endpoint(&session).await;
+    session.write_file("c.txt", "one\ntwo\n");
+    let calls = call_now(
+        &endpoint,
+        json!([{"name": "replace_text_in_file",
+            "arguments": {"pathInProject": "c.txt", "oldText": "two", "newText": "TWO"}}]),
+    )
+    .await;
+    let text = ok(&calls[0]);
+    assert!(
+        text.contains("not saved") && text.contains("c.txt"),
+        "{text}"
+    );
+    assert_eq!(read(&session, "c.txt"), "one\ntwo\n", "not written");
+    let buffer = session
+        .lua(
+            "local b = vim.fn.bufnr('c.txt')
+              local before = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+              local listed, modified = vim.bo[b].buflisted, vim.bo[b].modified
+              vim.api.nvim_buf_call(b, function() vim.cmd('silent undo') end)
+              return { before, listed, modified, vim.api.nvim_buf_get_lines(b, 0, -1, false) }",
+        )
+        .await;
+    assert_eq!(
+        buffer,
+        json!([["one", "TWO"], true, true, ["one", "two"]]),
+        "loaded, listed, modified, and one undo step takes it back"
+    );
+    assert!(session.wait_diffs(0).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_waiting_call_sends_progress_until_the_person_decides() {
+    let session = Session::start().await;
+    let endpoint = endpoint(&session).await;
+    session.write_file("p.txt", "wait\n");
+    let calls = json!([{"name": "replace_text_in_file",
+        "arguments": {"pathInProject": "p.txt", "oldText": "wait", "newText": "done"}}]);
+    let mut client = start_client(&endpoint, calls, true);
+    client.diffs(&session, 1).await;
+    let line = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match client.progress.recv().await {
+                Some(line) if line.starts_with("progress ") => return line,
+                Some(_) => {}
+                None => panic!("the client ended without progress"),
+            }
+        }
+    })
+    .await
+    .expect("a progress notification while the person has not decided");
+    assert!(line.contains("still waiting"), "{line}");
+    command(&session, "PiIde accept").await;
+    let report = client.report().await;
+    ok(&report["calls"][0]);
+    assert!(!report["progress"][0].as_array().unwrap().is_empty());
+    assert_eq!(read(&session, "p.txt"), "done\n");
+}
+
+/// Neovim starts `cmd` for buffers of `filetype` in the work dir.
+async fn start_server(session: &Session, filetype: &str, name: &str, cmd: &[&str]) {
+    let root = session.work_dir.canonicalize().unwrap();
+    let cmd: Vec<String> = cmd.iter().map(|c| format!("{c:?}")).collect();
+    session
+        .exec(&format!(
+            "vim.api.nvim_create_autocmd('FileType', {{ pattern = '{filetype}', callback = function(args)
+               vim.lsp.start({{ name = '{name}', cmd = {{ {cmd} }}, root_dir = {root:?} }}, {{ bufnr = args.buf }})
+             end }})",
+            cmd = cmd.join(", "),
+            root = root.to_str().unwrap(),
+        ))
+        .await;
+}
+
+async fn with_pyright() -> (Session, (String, String)) {
+    require_node_deps();
+    let session = Session::start().await;
+    let endpoint = endpoint(&session).await;
+    session.write_file(
+        "lib.py",
+        "def add(a: int, b: int) -> int:\n    return a + b\n",
+    );
+    session.write_file("main.py", "from lib import add\n\ntotal = add(1, 2)\n");
+    let server = repo_root().join("pi/node_modules/.bin/pyright-langserver");
+    start_server(
+        &session,
+        "python",
+        "pyright",
+        &[server.to_str().unwrap(), "--stdio"],
+    )
+    .await;
+    (session, endpoint)
+}
+
+/// Puts the cursor in the proposal of the diff of `file`.
+async fn go_to_diff_of(session: &Session, file: &str) {
+    session
+        .exec(&format!(
+            "for _, d in ipairs(require('pi-ide.diff').list()) do
+               if vim.endswith(d.path, '/{file}') then vim.cmd('PiIde diff ' .. d.tab_name) end
+             end"
+        ))
+        .await;
+}
+
+#[tokio::test]
+async fn a_rename_across_files_shows_every_file_and_accept_all_applies_them() {
+    let (session, endpoint) = with_pyright().await;
+    let calls = json!([{"name": "rename_refactoring",
+        "arguments": {"pathInProject": "lib.py", "symbolName": "add", "newName": "plus"}}]);
+    let mut client = start_client(&endpoint, calls, false);
+    let diffs = client.diffs(&session, 2).await;
+    assert_eq!(diffs[0]["group"], diffs[1]["group"], "{diffs:?}");
+    go_to_diff_of(&session, "main.py").await;
+    let bar = session.lua("return vim.wo.winbar").await;
+    let bar = bar.as_str().unwrap();
+    assert!(bar.contains("accept all"), "{bar}");
+    assert!(bar.contains("rename_refactoring (file 2 of 2)"), "{bar}");
+    assert_eq!(
+        read(&session, "main.py"),
+        "from lib import add\n\ntotal = add(1, 2)\n"
+    );
+
+    command(&session, "PiIde accept all").await;
+    let result = client.result().await;
+    let text = ok(&result);
+    assert!(
+        text.contains("lib.py") && text.contains("main.py"),
+        "{text}"
+    );
+    assert_eq!(
+        read(&session, "lib.py"),
+        "def plus(a: int, b: int) -> int:\n    return a + b\n"
+    );
+    assert_eq!(
+        read(&session, "main.py"),
+        "from lib import plus\n\ntotal = plus(1, 2)\n"
+    );
+}
+
+#[tokio::test]
+async fn a_rename_with_mixed_decisions_applies_the_accepted_file_and_says_so() {
+    let (session, endpoint) = with_pyright().await;
+    // By position this time: `add` on line 3 of main.py, column 9.
+    let calls = json!([{"name": "rename_refactoring",
+        "arguments": {"pathInProject": "main.py", "line": 3, "column": 9, "newName": "plus"}}]);
+    let mut client = start_client(&endpoint, calls, false);
+    client.diffs(&session, 2).await;
+    go_to_diff_of(&session, "main.py").await;
+    command(&session, "PiIde reject").await;
+    go_to_diff_of(&session, "lib.py").await;
+    command(&session, "PiIde accept").await;
+    let text = refused(&client.result().await);
+    assert!(text.contains("applied and saved: lib.py"), "{text}");
+    assert!(text.contains("declined the edit of main.py"), "{text}");
+    assert!(read(&session, "lib.py").starts_with("def plus("));
+    assert_eq!(
+        read(&session, "main.py"),
+        "from lib import add\n\ntotal = add(1, 2)\n"
+    );
+}
+
+#[tokio::test]
+async fn clangd_formats_and_fixes_through_approval() {
+    let session = Session::start().await;
+    let endpoint = endpoint(&session).await;
+    let clangd = pi_ide_test_support::python_tools::python_tools().join("clangd");
+    start_server(&session, "c", "clangd", &[clangd.to_str().unwrap()]).await;
+    session.write_file("fmt.c", "int  f( int a ){return a;}\n");
+    // A missing semicolon: clangd offers its fix-it only with the diagnostic.
+    session.write_file("fix.c", "int g(int a) {\n  return a\n}\n");
+
+    let mut client = start_client(
+        &endpoint,
+        json!([{"name": "reformat_file", "arguments": {"path": "fmt.c"}}]),
+        false,
+    );
+    client.diffs(&session, 1).await;
+    command(&session, "PiIde accept").await;
+    ok(&client.result().await);
+    assert_eq!(read(&session, "fmt.c"), "int f(int a) { return a; }\n");
+
+    let listed = call_now(
+        &endpoint,
+        // Where clangd puts the diagnostic: the `}` after the statement.
+        json!([{"name": "get_code_actions", "arguments": {"filePath": "fix.c", "line": 3, "column": 1}}]),
+    )
+    .await;
+    let actions = listed[0]["structuredContent"]["actions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no actions in {}", listed[0]))
+        .clone();
+    let fix = actions
+        .iter()
+        .find(|a| {
+            a["title"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("insert ';'")
+        })
+        .unwrap_or_else(|| panic!("no semicolon fix in {actions:?}"));
+    assert_eq!(fix["kind"], "quickfix", "{fix}");
+
+    let mut client = start_client(
+        &endpoint,
+        json!([{"name": "apply_code_action", "arguments": {"id": fix["id"]}}]),
+        false,
+    );
+    client.diffs(&session, 1).await;
+    assert_eq!(read(&session, "fix.c"), "int g(int a) {\n  return a\n}\n");
+    command(&session, "PiIde accept").await;
+    ok(&client.result().await);
+    assert_eq!(read(&session, "fix.c"), "int g(int a) {\n  return a;\n}\n");
+    let stale = call_now(
+        &endpoint,
+        json!([{"name": "apply_code_action", "arguments": {"id": "no-such-id"}}]),
+    )
+    .await;
+    assert!(refused(&stale[0]).contains("get_code_actions"));
+    session.wait_diffs(0).await;
+}
