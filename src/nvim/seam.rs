@@ -816,6 +816,20 @@ mod tests {
         .unwrap();
         assert_eq!(to_json(&args[2]), serde_json::json!(["a"]));
         assert!(args[3].is_nil());
+        let query = LuaCall::LspEdit(LspEditQuery {
+            id: 3,
+            kind: "apply_action",
+            action_id: Some("7".into()),
+            timeout_ms: 100,
+            ..Default::default()
+        })
+        .into_args()
+        .unwrap();
+        assert_eq!(
+            to_json(&query[1]),
+            serde_json::json!({"id": 3, "kind": "apply_action", "path": "", "action_id": "7", "timeout_ms": 100}),
+            "absent positions are absent, not nil"
+        );
     }
 
     #[test]
