@@ -36,9 +36,14 @@ struct Running {
 }
 
 fn start_client(session_url: &(String, String), calls: Value, progress: bool) -> Running {
+    start_client_with(session_url, calls, json!({"progress": progress}))
+}
+
+/// `options` as client.mjs takes them: `progress`, `timeout`.
+fn start_client_with(session_url: &(String, String), calls: Value, options: Value) -> Running {
     require_node_deps();
     let (url, token) = session_url;
-    let options = json!({"progress": progress}).to_string();
+    let options = options.to_string();
     let mut child = tokio::process::Command::new("node")
         .arg(repo_root().join("tests/mcp/client.mjs"))
         .args([url.as_str(), token.as_str(), &calls.to_string(), &options])
@@ -338,6 +343,46 @@ async fn a_waiting_call_sends_progress_until_the_person_decides() {
     ok(&report["calls"][0]);
     assert!(!report["progress"][0].as_array().unwrap().is_empty());
     assert_eq!(read(&session, "p.txt"), "done\n");
+}
+
+#[tokio::test]
+async fn an_edit_is_withdrawn_when_the_agent_gives_up_or_the_file_changed_meanwhile() {
+    let session = Session::start().await;
+    let endpoint = endpoint(&session).await;
+    session.write_file("w.txt", "keep\n");
+    let replace = json!([{"name": "replace_text_in_file",
+        "arguments": {"pathInProject": "w.txt", "oldText": "keep", "newText": "lose"}}]);
+
+    // The SDK times the call out and cancels it: the diff goes away.
+    let mut client = start_client_with(&endpoint, replace.clone(), json!({"timeout": 2000}));
+    client.diffs(&session, 1).await;
+    let gave_up = client.result().await;
+    assert!(
+        gave_up["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("timed out"),
+        "{gave_up}"
+    );
+    session.wait_diffs(0).await;
+    let told = session.notifications().await.join("\n");
+    assert_eq!(read(&session, "w.txt"), "keep\n", "{told}");
+
+    // The person edits the file's buffer while the proposal waits.
+    session.exec("vim.cmd.edit('w.txt')").await;
+    let mut client = start_client(&endpoint, replace, false);
+    client.diffs(&session, 1).await;
+    session
+        .exec("vim.api.nvim_buf_set_lines(vim.fn.bufnr('w.txt'), 0, -1, false, { 'mine' })")
+        .await;
+    command(&session, "PiIde accept").await;
+    let text = refused(&client.result().await);
+    assert!(text.contains("changed while the edit waited"), "{text}");
+    let buffer = session
+        .lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('w.txt'), 0, -1, false)")
+        .await;
+    assert_eq!(buffer, json!(["mine"]), "the person's text stays");
+    assert_eq!(read(&session, "w.txt"), "keep\n");
 }
 
 /// Neovim starts `cmd` for buffers of `filetype` in the work dir.

@@ -6,7 +6,8 @@
 //
 // node client.mjs <url> <token> '<[{"name": …, "arguments": {…}}]>' ['{"progress": true}']
 // With "progress", each call carries a progress token (the SDK's
-// onprogress) and its timeout restarts on every notification.
+// onprogress) and its timeout restarts on every notification; with
+// "timeout" (ms), the SDK gives up on a call then and cancels it.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -39,11 +40,16 @@ for (const call of JSON.parse(callsJson || "[]")) {
         resetTimeoutOnProgress: true,
         timeout: 20000,
       }
-    : undefined;
+    : options.timeout
+      ? { timeout: options.timeout }
+      : undefined;
   try {
     calls.push(await client.callTool(call, undefined, requestOptions));
   } catch (error) {
     calls.push({ error: String(error && error.message ? error.message : error) });
+    // The SDK sends notifications/cancelled without waiting; a round trip
+    // lets it reach the server before the client closes.
+    await client.ping().catch(() => {});
   }
 }
 const out = {
