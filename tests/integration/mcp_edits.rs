@@ -2,9 +2,9 @@
 //! (`tests/mcp/client.mjs`) against real headless Neovim, with the person
 //! deciding in the diff tab as they would (`:PiIde accept`, `:w`, keys):
 //! accepted, declined (`isError`), edited before accepting, new files,
-//! edits without approval (undoable), multi-file renames with pyright,
-//! formatting and code actions with clangd, progress while the person
-//! thinks, and paths outside the root.
+//! edits without approval (undoable), progress while the person thinks,
+//! cancelled calls, and paths outside the root. The language-server edits
+//! are in [`crate::mcp_edits_lsp`].
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -18,7 +18,7 @@ use crate::common::{Session, repo_root};
 use crate::pi_extension::require_node_deps;
 
 /// `(url, token)` from the pi lockfile.
-async fn endpoint(session: &Session) -> (String, String) {
+pub(crate) async fn endpoint(session: &Session) -> (String, String) {
     let (_, lock) = session.lockfile().await;
     let url = lock["mcpUrl"]
         .as_str()
@@ -29,18 +29,26 @@ async fn endpoint(session: &Session) -> (String, String) {
 
 /// The SDK client making its calls in the background, while the test
 /// plays the person.
-struct Running {
+pub(crate) struct Running {
     child: Child,
     /// `progress …` lines the client prints as notifications arrive.
     progress: mpsc::UnboundedReceiver<String>,
 }
 
-fn start_client(session_url: &(String, String), calls: Value, progress: bool) -> Running {
+pub(crate) fn start_client(
+    session_url: &(String, String),
+    calls: Value,
+    progress: bool,
+) -> Running {
     start_client_with(session_url, calls, json!({"progress": progress}))
 }
 
 /// `options` as client.mjs takes them: `progress`, `timeout`.
-fn start_client_with(session_url: &(String, String), calls: Value, options: Value) -> Running {
+pub(crate) fn start_client_with(
+    session_url: &(String, String),
+    calls: Value,
+    options: Value,
+) -> Running {
     require_node_deps();
     let (url, token) = session_url;
     let options = options.to_string();
@@ -69,7 +77,7 @@ fn start_client_with(session_url: &(String, String), calls: Value, options: Valu
 impl Running {
     /// Waits for `n` diffs, failing at once with the client's report when
     /// its call ended without opening them.
-    async fn diffs(&mut self, session: &Session, n: usize) -> Vec<Value> {
+    pub(crate) async fn diffs(&mut self, session: &Session, n: usize) -> Vec<Value> {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         loop {
             let list = session.lua("return require('pi-ide.diff').list()").await;
@@ -98,7 +106,7 @@ impl Running {
     }
 
     /// The client's report once all its calls returned.
-    async fn report(self) -> Value {
+    pub(crate) async fn report(self) -> Value {
         let out = tokio::time::timeout(Duration::from_secs(60), self.child.wait_with_output())
             .await
             .expect("the client finished")
@@ -114,40 +122,40 @@ impl Running {
     }
 
     /// The first call's result.
-    async fn result(self) -> Value {
+    pub(crate) async fn result(self) -> Value {
         self.report().await["calls"][0].clone()
     }
 }
 
 /// Runs `calls` to completion (none may wait for the person).
-async fn call_now(endpoint: &(String, String), calls: Value) -> Vec<Value> {
+pub(crate) async fn call_now(endpoint: &(String, String), calls: Value) -> Vec<Value> {
     let report = start_client(endpoint, calls, false).report().await;
     report["calls"].as_array().unwrap().clone()
 }
 
-fn text_of(call: &Value) -> String {
+pub(crate) fn text_of(call: &Value) -> String {
     call["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("no text in {call}"))
         .to_owned()
 }
 
-fn ok(call: &Value) -> String {
+pub(crate) fn ok(call: &Value) -> String {
     assert_eq!(call["isError"], false, "{call}");
     text_of(call)
 }
 
-fn refused(call: &Value) -> String {
+pub(crate) fn refused(call: &Value) -> String {
     assert_eq!(call["isError"], true, "{call}");
     text_of(call)
 }
 
-fn read(session: &Session, name: &str) -> String {
+pub(crate) fn read(session: &Session, name: &str) -> String {
     std::fs::read_to_string(session.work_dir.join(name)).unwrap()
 }
 
 /// Runs an Ex command as the person types it.
-async fn command(session: &Session, ex: &str) {
+pub(crate) async fn command(session: &Session, ex: &str) {
     session.exec(&format!("vim.cmd({ex:?})")).await;
 }
 
@@ -383,167 +391,4 @@ async fn an_edit_is_withdrawn_when_the_agent_gives_up_or_the_file_changed_meanwh
         .await;
     assert_eq!(buffer, json!(["mine"]), "the person's text stays");
     assert_eq!(read(&session, "w.txt"), "keep\n");
-}
-
-/// Neovim starts `cmd` for buffers of `filetype` in the work dir.
-async fn start_server(session: &Session, filetype: &str, name: &str, cmd: &[&str]) {
-    let root = session.work_dir.canonicalize().unwrap();
-    let cmd: Vec<String> = cmd.iter().map(|c| format!("{c:?}")).collect();
-    session
-        .exec(&format!(
-            "vim.api.nvim_create_autocmd('FileType', {{ pattern = '{filetype}', callback = function(args)
-               vim.lsp.start({{ name = '{name}', cmd = {{ {cmd} }}, root_dir = {root:?} }}, {{ bufnr = args.buf }})
-             end }})",
-            cmd = cmd.join(", "),
-            root = root.to_str().unwrap(),
-        ))
-        .await;
-}
-
-async fn with_pyright() -> (Session, (String, String)) {
-    require_node_deps();
-    let session = Session::start().await;
-    let endpoint = endpoint(&session).await;
-    session.write_file(
-        "lib.py",
-        "def add(a: int, b: int) -> int:\n    return a + b\n",
-    );
-    session.write_file("main.py", "from lib import add\n\ntotal = add(1, 2)\n");
-    let server = repo_root().join("pi/node_modules/.bin/pyright-langserver");
-    start_server(
-        &session,
-        "python",
-        "pyright",
-        &[server.to_str().unwrap(), "--stdio"],
-    )
-    .await;
-    (session, endpoint)
-}
-
-/// Puts the cursor in the proposal of the diff of `file`.
-async fn go_to_diff_of(session: &Session, file: &str) {
-    session
-        .exec(&format!(
-            "for _, d in ipairs(require('pi-ide.diff').list()) do
-               if vim.endswith(d.path, '/{file}') then vim.cmd('PiIde diff ' .. d.tab_name) end
-             end"
-        ))
-        .await;
-}
-
-#[tokio::test]
-async fn a_rename_across_files_shows_every_file_and_accept_all_applies_them() {
-    let (session, endpoint) = with_pyright().await;
-    let calls = json!([{"name": "rename_refactoring",
-        "arguments": {"pathInProject": "lib.py", "symbolName": "add", "newName": "plus"}}]);
-    let mut client = start_client(&endpoint, calls, false);
-    let diffs = client.diffs(&session, 2).await;
-    assert_eq!(diffs[0]["group"], diffs[1]["group"], "{diffs:?}");
-    go_to_diff_of(&session, "main.py").await;
-    let bar = session.lua("return vim.wo.winbar").await;
-    let bar = bar.as_str().unwrap();
-    assert!(bar.contains("accept all"), "{bar}");
-    assert!(bar.contains("rename_refactoring (file 2 of 2)"), "{bar}");
-    assert_eq!(
-        read(&session, "main.py"),
-        "from lib import add\n\ntotal = add(1, 2)\n"
-    );
-
-    command(&session, "PiIde accept all").await;
-    let result = client.result().await;
-    let text = ok(&result);
-    assert!(
-        text.contains("lib.py") && text.contains("main.py"),
-        "{text}"
-    );
-    assert_eq!(
-        read(&session, "lib.py"),
-        "def plus(a: int, b: int) -> int:\n    return a + b\n"
-    );
-    assert_eq!(
-        read(&session, "main.py"),
-        "from lib import plus\n\ntotal = plus(1, 2)\n"
-    );
-}
-
-#[tokio::test]
-async fn a_rename_with_mixed_decisions_applies_the_accepted_file_and_says_so() {
-    let (session, endpoint) = with_pyright().await;
-    // By position this time: `add` on line 3 of main.py, column 9.
-    let calls = json!([{"name": "rename_refactoring",
-        "arguments": {"pathInProject": "main.py", "line": 3, "column": 9, "newName": "plus"}}]);
-    let mut client = start_client(&endpoint, calls, false);
-    client.diffs(&session, 2).await;
-    go_to_diff_of(&session, "main.py").await;
-    command(&session, "PiIde reject").await;
-    go_to_diff_of(&session, "lib.py").await;
-    command(&session, "PiIde accept").await;
-    let text = refused(&client.result().await);
-    assert!(text.contains("applied and saved: lib.py"), "{text}");
-    assert!(text.contains("declined the edit of main.py"), "{text}");
-    assert!(read(&session, "lib.py").starts_with("def plus("));
-    assert_eq!(
-        read(&session, "main.py"),
-        "from lib import add\n\ntotal = add(1, 2)\n"
-    );
-}
-
-#[tokio::test]
-async fn clangd_formats_and_fixes_through_approval() {
-    let session = Session::start().await;
-    let endpoint = endpoint(&session).await;
-    let clangd = pi_ide_test_support::python_tools::python_tools().join("clangd");
-    start_server(&session, "c", "clangd", &[clangd.to_str().unwrap()]).await;
-    session.write_file("fmt.c", "int  f( int a ){return a;}\n");
-    // A missing semicolon: clangd offers its fix-it only with the diagnostic.
-    session.write_file("fix.c", "int g(int a) {\n  return a\n}\n");
-
-    let mut client = start_client(
-        &endpoint,
-        json!([{"name": "reformat_file", "arguments": {"path": "fmt.c"}}]),
-        false,
-    );
-    client.diffs(&session, 1).await;
-    command(&session, "PiIde accept").await;
-    ok(&client.result().await);
-    assert_eq!(read(&session, "fmt.c"), "int f(int a) { return a; }\n");
-
-    let listed = call_now(
-        &endpoint,
-        // Where clangd puts the diagnostic: the `}` after the statement.
-        json!([{"name": "get_code_actions", "arguments": {"filePath": "fix.c", "line": 3, "column": 1}}]),
-    )
-    .await;
-    let actions = listed[0]["structuredContent"]["actions"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no actions in {}", listed[0]))
-        .clone();
-    let fix = actions
-        .iter()
-        .find(|a| {
-            a["title"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("insert ';'")
-        })
-        .unwrap_or_else(|| panic!("no semicolon fix in {actions:?}"));
-    assert_eq!(fix["kind"], "quickfix", "{fix}");
-
-    let mut client = start_client(
-        &endpoint,
-        json!([{"name": "apply_code_action", "arguments": {"id": fix["id"]}}]),
-        false,
-    );
-    client.diffs(&session, 1).await;
-    assert_eq!(read(&session, "fix.c"), "int g(int a) {\n  return a\n}\n");
-    command(&session, "PiIde accept").await;
-    ok(&client.result().await);
-    assert_eq!(read(&session, "fix.c"), "int g(int a) {\n  return a;\n}\n");
-    let stale = call_now(
-        &endpoint,
-        json!([{"name": "apply_code_action", "arguments": {"id": "no-such-id"}}]),
-    )
-    .await;
-    assert!(refused(&stale[0]).contains("get_code_actions"));
-    session.wait_diffs(0).await;
 }
