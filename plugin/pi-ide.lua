@@ -43,6 +43,8 @@ local plugs = {
   { "n", "PiIdeDiffAccept", "pi-ide.diff", "accept", "accept the diff in this tab" },
   { "n", "PiIdeDiffReject", "pi-ide.diff", "reject", "reject the diff in this tab" },
   { "n", "PiIdeDiffShow", "pi-ide.diff", "show", "go to the diff waiting for you" },
+  { "n", "PiIdeDiffAcceptAll", "pi-ide.diff", "accept_all", "accept every file of this edit" },
+  { "n", "PiIdeDiffRejectAll", "pi-ide.diff", "reject_all", "reject every file of this edit" },
   { "n", "PiIdeHunkAccept", "pi-ide.diff", "accept_hunk", "accept the hunk under the cursor" },
   { "n", "PiIdeHunkReject", "pi-ide.diff", "reject_hunk", "reject the hunk under the cursor" },
   { "i", "PiIdeSuggestionAccept", "pi-ide.suggest", "accept", "accept the suggestion" },

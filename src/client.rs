@@ -5,6 +5,15 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ClientId(pub u64);
 
+impl ClientId {
+    /// Owns the diffs of edits asked for over Streamable-HTTP MCP. HTTP
+    /// calls have no connection of their own, so no client with this id is
+    /// ever registered (ids start at 1) and none ever "disconnects" it:
+    /// those diffs end when the person decides, the call is cancelled or
+    /// Neovim closes.
+    pub const MCP: ClientId = ClientId(0);
+}
+
 /// Which agent is on the other end; decides reply shapes and features.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientKind {

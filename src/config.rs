@@ -24,6 +24,8 @@ pub struct Config {
     pub log_level: String,
     /// Port of the Streamable-HTTP MCP endpoint (0: any free one); `None`: off.
     pub mcp_port: Option<u16>,
+    /// Whether MCP tools' edits wait for the person's approval.
+    pub mcp_approve_edits: bool,
 }
 
 /// What the command line asks for.
@@ -36,7 +38,8 @@ pub enum Parsed {
 impl Config {
     /// Parses `--pid N --cwd DIR [--root DIR] [--context-socket NAME]
     /// [--lock-dir DIR] [--claude-lock-dir DIR] [--log-file F] [--log-level L]
-    /// [--mcp-port N]` (an empty `--mcp-port`: no MCP endpoint).
+    /// [--mcp-port N] [--mcp-approve-edits true|false]` (an empty
+    /// `--mcp-port`: no MCP endpoint).
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         let mut pid = None;
         let mut cwd = None;
@@ -47,6 +50,7 @@ impl Config {
         let mut log_file = None;
         let mut log_level = "info".to_string();
         let mut mcp_port = None;
+        let mut mcp_approve_edits = true;
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
             if flag == "--version" {
@@ -87,6 +91,13 @@ impl Config {
                             .map_err(|_| format!("--mcp-port {value}: not a port"))?,
                     )
                 }
+                "--mcp-approve-edits" => {
+                    mcp_approve_edits = match value.as_str() {
+                        "true" => true,
+                        "false" => false,
+                        _ => return Err(format!("--mcp-approve-edits {value}: true or false")),
+                    }
+                }
                 _ => return Err(format!("unknown option {flag}")),
             }
         }
@@ -101,6 +112,7 @@ impl Config {
             log_file,
             log_level,
             mcp_port,
+            mcp_approve_edits,
         }))
     }
 }
@@ -140,6 +152,8 @@ mod tests {
             "debug",
             "--mcp-port",
             "0",
+            "--mcp-approve-edits",
+            "false",
         ]) else {
             panic!("expected a run config");
         };
@@ -152,6 +166,7 @@ mod tests {
         assert_eq!(config.log_level, "debug");
         assert_eq!(config.log_file, None);
         assert_eq!(config.mcp_port, Some(0));
+        assert!(!config.mcp_approve_edits);
     }
 
     #[test]
@@ -173,6 +188,11 @@ mod tests {
                 .unwrap_err()
                 .contains("not a port")
         );
+        assert!(
+            parse(&["--pid", "1", "--mcp-approve-edits", "no"])
+                .unwrap_err()
+                .contains("true or false")
+        );
         assert!(matches!(parse(&["--version"]), Ok(Parsed::Version)));
         let Ok(Parsed::Run(off)) = parse(&["--pid", "1", "--claude-lock-dir", ""]) else {
             panic!("an empty Claude lock dir is valid");
@@ -187,6 +207,10 @@ mod tests {
         };
         assert_eq!(plain.context_socket, None, "empty means: no socket");
         assert_eq!(plain.root, "/w", "the root defaults to the cwd");
+        assert!(
+            plain.mcp_approve_edits,
+            "edits wait for approval by default"
+        );
         for bad in ["../x", "a/b", ".hidden"] {
             assert!(
                 parse(&["--pid", "1", "--context-socket", bad]).is_err(),

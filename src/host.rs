@@ -125,6 +125,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         root: watch::channel(PathBuf::from(&config.root)).0,
         reviews: Reviews::default(),
         lsp: Default::default(),
+        approve_edits: config.mcp_approve_edits,
     });
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     // Every transport task holds a clone; the receiver closes when all ended.

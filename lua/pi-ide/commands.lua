@@ -43,7 +43,12 @@ local function describe_host(status, lines)
     )
   end
   for _, diff in ipairs(status.diffs) do
-    lines[#lines + 1] = ("diff %s waiting for you: %s (:PiIde diff %s)"):format(diff.tab_name, diff.path, diff.tab_name)
+    lines[#lines + 1] = ("diff %s from %s waiting for you: %s (:PiIde diff %s)"):format(
+      diff.tab_name,
+      diff.client or "?",
+      diff.path,
+      diff.tab_name
+    )
   end
 end
 
@@ -94,11 +99,22 @@ local subcommands = {
   diff = function(args)
     require("pi-ide.diff").show(args[1])
   end,
+  -- `all`: every file of the edit in this tab (an MCP rename's group).
   accept = function(args)
-    require("pi-ide.diff").accept(args[1])
+    local diff = require("pi-ide.diff")
+    if args[1] == "all" then
+      diff.accept_all()
+    else
+      diff.accept(args[1])
+    end
   end,
   reject = function(args)
-    require("pi-ide.diff").reject(args[1])
+    local diff = require("pi-ide.diff")
+    if args[1] == "all" then
+      diff.reject_all()
+    else
+      diff.reject(args[1])
+    end
   end,
   build = function()
     require("pi-ide.build").run()
@@ -215,6 +231,9 @@ function M.complete(arglead, cmdline)
   elseif words[2] == "review" then
     candidates = review_actions
   elseif words[2] == "accept" or words[2] == "reject" or words[2] == "diff" then
+    if words[2] ~= "diff" then
+      candidates[1] = "all"
+    end
     for _, diff in ipairs(require("pi-ide.diff").list()) do
       candidates[#candidates + 1] = diff.tab_name
     end

@@ -27,6 +27,9 @@ M.defaults = {
     enabled = true,
     -- 0 = any free port.
     port = 0,
+    -- Show every edit an MCP tool makes as a diff to accept or reject;
+    -- false: edits go straight into the buffers (undoable, not saved).
+    approve_edits = true,
   },
   selection = {
     -- Send selection_changed to connected agents.
@@ -46,6 +49,9 @@ M.defaults = {
       -- The hunk under the cursor.
       hunk_accept = "ga",
       hunk_reject = "gr",
+      -- Every file of a multi-file edit (an MCP rename).
+      accept_all = "<leader>aA",
+      reject_all = "<leader>aD",
     },
   },
   suggestion = {
@@ -108,6 +114,8 @@ local types = {
   ["diff.keymaps.reject"] = { "string", "boolean" },
   ["diff.keymaps.hunk_accept"] = { "string", "boolean" },
   ["diff.keymaps.hunk_reject"] = { "string", "boolean" },
+  ["diff.keymaps.accept_all"] = { "string", "boolean" },
+  ["diff.keymaps.reject_all"] = { "string", "boolean" },
   ["suggestion.model"] = "string",
   ["suggestion.keymaps"] = { "table", "boolean" },
   ["review.keymaps"] = { "table", "boolean" },

@@ -235,14 +235,18 @@ function M.state(path)
   return { modified = vim.bo[buf].modified }
 end
 
---- Seam `buffer_text`: { lines } of `path`'s loaded buffer, unsaved edits
---- included; nil without one.
+--- Seam `buffer_text`: { lines, eol, crlf } of `path`'s loaded buffer, unsaved
+--- edits included; nil without one.
 function M.text(path)
   local buf = util.file_buffer(path)
   if not buf then
     return nil
   end
-  return { lines = api.nvim_buf_get_lines(buf, 0, -1, false) }
+  return {
+    lines = api.nvim_buf_get_lines(buf, 0, -1, false),
+    eol = require("pi-ide.edits.text").eol(buf),
+    crlf = vim.bo[buf].fileformat == "dos",
+  }
 end
 
 -- Whether `buf`'s file changed on disk since Neovim read it. Runs

@@ -182,6 +182,8 @@ function M.start()
     M.claude_lock_dir() or "",
     "--mcp-port",
     config.values.mcp.enabled and tostring(config.values.mcp.port) or "",
+    "--mcp-approve-edits",
+    tostring(config.values.mcp.approve_edits),
   }
   state.stderr = {}
   local partial = ""

@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 7
+M.VERSION = 8
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -81,6 +81,17 @@ M.calls = {
   -- and returns at once; the answer follows as the `lsp_answer` event.
   lsp_request = function(query)
     require("pi-ide.lsp_tools").request(query)
+  end,
+  -- MCP edit tools: starts { id, kind, path, ... } (format, rename,
+  -- code_actions, apply_action) and returns at once; the answer (new file
+  -- texts, or code actions) follows as the `lsp_answer` event.
+  lsp_edit = function(query)
+    require("pi-ide.edits.lsp").request(query)
+  end,
+  -- MCP edits: puts an accepted (or unapproved) text into the file's
+  -- buffer, writing it when asked; returns { ok, error?, written }.
+  apply_edit = function(edit)
+    return require("pi-ide.edits.apply").apply(edit)
   end,
   -- pi's context socket is at `path` now (nil: nowhere), or `err` says why not.
   socket = function(path, err)

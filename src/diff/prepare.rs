@@ -32,10 +32,29 @@ pub struct DiffView {
     pub tab_name: String,
     pub path: String,
     pub original_path: String,
-    /// `pi` or `claude`, for the winbar.
+    /// `pi`, `claude` or `mcp`, for the winbar.
     pub client: &'static str,
     #[serde(flatten)]
     pub sides: Prepared,
+    /// Set for edits the host applies itself once accepted (MCP tools).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edit: Option<EditInfo>,
+}
+
+/// What the winbar says about an edit of an MCP tool, and which diffs
+/// belong together (accept-all / reject-all).
+#[derive(Debug, Clone, Serialize)]
+pub struct EditInfo {
+    /// Shared by every file of one tool call.
+    pub group: u64,
+    /// This file's place in the group, from 1, and the group's size.
+    pub index: usize,
+    pub count: usize,
+    /// The tool that asks, e.g. `rename_refactoring`.
+    pub title: String,
+    /// The left side is the file's buffer, unsaved edits included, rather
+    /// than the file on disk.
+    pub from_buffer: bool,
 }
 
 /// Reads the file on disk (off the UI thread) and checks both sides are text.
@@ -60,9 +79,21 @@ pub async fn prepare(
     if new_file_contents.contains('\0') {
         return Err("the proposed contents are binary".into());
     }
-    let original = Lines::split(&original);
-    let proposed = Lines::split(new_file_contents);
-    if !is_large(original_len(&original), new_file_contents.len()) {
+    prepare_lines(
+        Lines::split(&original),
+        original_exists,
+        Lines::split(new_file_contents),
+    )
+    .await
+}
+
+/// Both sides from text already read; large ones diffed off the UI thread.
+pub async fn prepare_lines(
+    original: Lines,
+    original_exists: bool,
+    proposed: Lines,
+) -> Result<Prepared, String> {
+    if !is_large(text_len(&original), text_len(&proposed)) {
         return Ok(Prepared {
             original,
             original_exists,
@@ -88,7 +119,7 @@ pub async fn prepare(
     })
 }
 
-fn original_len(lines: &Lines) -> usize {
+fn text_len(lines: &Lines) -> usize {
     lines.lines.iter().map(|l| l.len() + 1).sum()
 }
 

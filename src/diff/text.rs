@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 /// Text split into buffer lines plus what it takes to join them back exactly.
-#[derive(Debug, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Lines {
     pub lines: Vec<String>,
     /// Ends with a newline (the buffer's `'eol'`).

@@ -1,11 +1,16 @@
 //! rmcp's view of the project tools: lists them and runs calls, all in
-//! [`crate::project`].
+//! [`crate::project`]. A call that waits (for the person's approval, or a
+//! slow language server) tells a client that gave a progress token it is
+//! still alive, so clients that reset their timeouts on progress keep
+//! waiting; a cancelled call is dropped, which closes the diffs it opened.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -47,12 +52,16 @@ impl ServerHandler for Handler {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request
             .arguments
             .map_or_else(|| Value::Object(Default::default()), Value::Object);
-        let Some(result) = crate::project::call(&self.state, &request.name, arguments).await else {
+        let call = crate::project::call(&self.state, &request.name, arguments);
+        let Some(outcome) = with_progress(call, &context).await else {
+            return Err(ErrorData::internal_error("the call was cancelled", None));
+        };
+        let Some(result) = outcome else {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool: {}", request.name),
                 None,
@@ -61,5 +70,38 @@ impl ServerHandler for Handler {
         let result: CallToolResult = serde_json::from_value(result)
             .map_err(|e| ErrorData::internal_error(format!("bad tool result: {e}"), None))?;
         Ok(result.into())
+    }
+}
+
+/// How often a waiting call sends `notifications/progress`.
+const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+/// Runs `work`, sending a progress notification every [`PROGRESS_EVERY`]
+/// while it runs when the request carries `_meta.progressToken`; `None`
+/// when the client cancelled the request (`work` is dropped then).
+async fn with_progress<F: Future>(
+    work: F,
+    context: &RequestContext<RoleServer>,
+) -> Option<F::Output> {
+    let token = context.meta.get_progress_token();
+    let started = tokio::time::Instant::now();
+    let mut ticks = tokio::time::interval_at(started + PROGRESS_EVERY, PROGRESS_EVERY);
+    let mut sent = 0u32;
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            output = &mut work => return Some(output),
+            _ = context.ct.cancelled() => return None,
+            _ = ticks.tick(), if token.is_some() => {
+                sent += 1;
+                let Some(token) = token.clone() else { continue };
+                let waited = started.elapsed().as_secs();
+                let param = ProgressNotificationParam::new(token, f64::from(sent))
+                    .with_message(format!("still waiting after {waited} s (an edit may be waiting for the person's approval)"));
+                if let Err(error) = context.peer.notify_progress(param).await {
+                    tracing::debug!("progress notification not sent: {error}");
+                }
+            }
+        }
     }
 }

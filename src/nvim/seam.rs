@@ -22,6 +22,8 @@
 //! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
 //! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
 //! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, timeout_ms}`; answered later by `lsp_answer` |
+//! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), computed without touching buffers; answered later by `lsp_answer` with `{files = [{path, text}]}` or `{actions}` |
+//! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked; → `{ok, error?, written}` |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
 //! | `review_open` | review                  | a socket client asked for a review `{id, root, files}`; a Lua error cancels it |
 //! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
@@ -62,7 +64,7 @@ use crate::selection::Positions;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 7;
+pub const SEAM_VERSION: u64 = 8;
 
 /// What the host reports once agents can find it.
 #[derive(Debug, Serialize)]
@@ -163,6 +165,82 @@ pub struct DocumentState {
 #[derive(Debug, Deserialize)]
 pub struct BufferText {
     pub lines: Vec<String>,
+    /// Written with a final newline ('eol', or 'fixeol').
+    #[serde(default = "yes")]
+    pub eol: bool,
+    /// 'fileformat' is `dos`.
+    #[serde(default)]
+    pub crlf: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// An LSP request whose answer is edits, for Lua to make; positions are
+/// 0-based, characters in UTF-16 code units.
+#[derive(Debug, Default, Serialize)]
+pub struct LspEditQuery {
+    pub id: u64,
+    /// `format`, `rename`, `code_actions` or `apply_action`.
+    pub kind: &'static str,
+    /// Absolute; empty for `apply_action`.
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub character: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_character: Option<u64>,
+    /// `rename`: the new name, and the symbol to find when no position is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol_name: Option<String>,
+    /// `apply_action`: an id `code_actions` gave.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action_id: Option<String>,
+    /// Bound of the whole request, waiting for a server included.
+    pub timeout_ms: u64,
+}
+
+/// A file's text as it was shown on the left of its diff.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExpectedText {
+    pub lines: Vec<String>,
+    pub eol: bool,
+    pub crlf: bool,
+    /// False for a file that did not exist.
+    pub exists: bool,
+}
+
+/// An edit for Lua to put into a file's buffer (loading it when needed)
+/// or, for a file without a loaded buffer that is to be written, into the
+/// file itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApplyEdit {
+    /// Absolute, inside the project root.
+    pub path: String,
+    pub lines: Vec<String>,
+    pub eol: bool,
+    pub crlf: bool,
+    /// Applied only while the buffer (or the file) still holds this.
+    pub expected: ExpectedText,
+    /// True after approval: write the file, creating its directories.
+    /// False: change the buffer only, undoably.
+    pub write: bool,
+}
+
+/// What `apply_edit` returns.
+#[derive(Debug, Deserialize)]
+pub struct AppliedEdit {
+    pub ok: bool,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub written: bool,
 }
 
 /// What `save_document` returns for a file that has a buffer.
@@ -307,6 +385,8 @@ pub enum LuaCall {
         path: String,
     },
     LspRequest(LspQuery),
+    LspEdit(LspEditQuery),
+    ApplyEdit(ApplyEdit),
     Socket(SocketInfo),
     ReviewOpen(Review),
     ReviewClose {
@@ -338,6 +418,8 @@ impl LuaCall {
         "save_document",
         "buffer_text",
         "lsp_request",
+        "lsp_edit",
+        "apply_edit",
         "socket",
         "review_open",
         "review_close",
@@ -362,6 +444,8 @@ impl LuaCall {
             LuaCall::SaveDocument { .. } => "save_document",
             LuaCall::BufferText { .. } => "buffer_text",
             LuaCall::LspRequest(_) => "lsp_request",
+            LuaCall::LspEdit(_) => "lsp_edit",
+            LuaCall::ApplyEdit(_) => "apply_edit",
             LuaCall::Socket(_) => "socket",
             LuaCall::ReviewOpen(_) => "review_open",
             LuaCall::ReviewClose { .. } => "review_close",
@@ -400,6 +484,8 @@ impl LuaCall {
             LuaCall::Workspace | LuaCall::CurrentPositions | LuaCall::OpenEditors => vec![],
             LuaCall::OpenFile(request) => vec![msgpack(&request)?],
             LuaCall::LspRequest(query) => vec![msgpack(&query)?],
+            LuaCall::LspEdit(query) => vec![msgpack(&query)?],
+            LuaCall::ApplyEdit(edit) => vec![msgpack(&edit)?],
             LuaCall::DocumentState { path }
             | LuaCall::SaveDocument { path }
             | LuaCall::BufferText { path } => {
@@ -662,6 +748,26 @@ mod tests {
                 character: 4,
                 timeout_ms: 5000,
             }),
+            LuaCall::LspEdit(LspEditQuery {
+                id: 2,
+                kind: "rename",
+                path: "/w/a.py".into(),
+                new_name: Some("b".into()),
+                ..Default::default()
+            }),
+            LuaCall::ApplyEdit(ApplyEdit {
+                path: "/w/a".into(),
+                lines: vec!["x".into()],
+                eol: true,
+                crlf: false,
+                expected: ExpectedText {
+                    lines: vec![],
+                    eol: true,
+                    crlf: false,
+                    exists: false,
+                },
+                write: true,
+            }),
             LuaCall::Socket(SocketInfo::default()),
             LuaCall::ReviewOpen(Review {
                 id: 1,
@@ -710,6 +816,20 @@ mod tests {
         .unwrap();
         assert_eq!(to_json(&args[2]), serde_json::json!(["a"]));
         assert!(args[3].is_nil());
+        let query = LuaCall::LspEdit(LspEditQuery {
+            id: 3,
+            kind: "apply_action",
+            action_id: Some("7".into()),
+            timeout_ms: 100,
+            ..Default::default()
+        })
+        .into_args()
+        .unwrap();
+        assert_eq!(
+            to_json(&query[1]),
+            serde_json::json!({"id": 3, "kind": "apply_action", "path": "", "action_id": "7", "timeout_ms": 100}),
+            "absent positions are absent, not nil"
+        );
     }
 
     #[test]
@@ -735,6 +855,7 @@ mod tests {
                 }]),
                 words: Some(vec![0, 0, 0, 0, 1, 0, 1, 0, 0, 1]),
             },
+            edit: None,
         };
         let args = LuaCall::OpenDiff(Box::new(view)).into_args().unwrap();
         assert_eq!(

@@ -10,7 +10,11 @@
 //!   `list_directory_tree`.
 //! * [`lsp`]      – `get_symbol_info`, `find_definition`, `find_references`,
 //!   `get_document_symbols`, from Neovim's language servers.
+//! * [`edits`]    – the tools that change files, through the person's
+//!   approval: `replace_text_in_file`, `create_new_file`, `reformat_file`,
+//!   `rename_refactoring`, `get_code_actions`, `apply_code_action`.
 
+mod edits;
 mod files;
 mod lsp;
 mod problems;
@@ -49,6 +53,12 @@ pub const TOOLS: &[ProjectTool] = &[
     lsp::DEFINITION,
     lsp::REFERENCES,
     lsp::DOCUMENT_SYMBOLS,
+    edits::text::REPLACE,
+    edits::text::CREATE,
+    edits::lsp::REFORMAT,
+    edits::lsp::RENAME,
+    edits::lsp::CODE_ACTIONS,
+    edits::lsp::APPLY_CODE_ACTION,
 ];
 
 /// `[{name, description, inputSchema}]` for `tools/list`.
@@ -105,6 +115,12 @@ pub async fn call(state: &State, name: &str, arguments: Value) -> Option<Value> 
             "find_definition" => lsp::definition(state, &project, arguments).await,
             "find_references" => lsp::references(state, &project, arguments).await,
             "get_document_symbols" => lsp::document_symbols(state, &project, arguments).await,
+            "replace_text_in_file" => edits::text::replace_text(state, &project, arguments).await,
+            "create_new_file" => edits::text::create_file(state, &project, arguments).await,
+            "reformat_file" => edits::lsp::reformat(state, &project, arguments).await,
+            "rename_refactoring" => edits::lsp::rename(state, &project, arguments).await,
+            "get_code_actions" => edits::lsp::code_actions(state, &project, arguments).await,
+            "apply_code_action" => edits::lsp::apply_action(state, &project, arguments).await,
             _ => problems::project_problems(state, &project, arguments).await,
         },
         Err(failure) => Err(failure),

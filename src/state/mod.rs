@@ -23,7 +23,7 @@ use crate::client::{ClientId, ClientKind};
 use crate::diagnostics::Mirror;
 use crate::diff::live::LiveDiffs;
 use crate::diff::pending::{DiffOutcome, PendingDiff, PendingDiffs};
-use crate::diff::prepare::{DiffView, Prepared};
+use crate::diff::prepare::{DiffView, EditInfo, Prepared};
 use crate::jsonrpc;
 use crate::nvim::editor::Editor;
 use crate::nvim::seam::{ClientEvent, ClientInfo, LuaCall};
@@ -53,6 +53,9 @@ pub struct State {
     pub reviews: Reviews,
     /// LSP requests Lua has not answered yet.
     pub lsp: lsp::LspRequests,
+    /// Whether MCP tools' edits wait for the person's approval in a diff
+    /// (option `mcp.approve_edits`); false: applied to buffers at once.
+    pub approve_edits: bool,
 }
 
 /// Which file an `openDiff` is about, and the tab the agent named.
@@ -60,6 +63,8 @@ pub struct DiffTarget {
     pub tab_name: String,
     pub path: String,
     pub original_path: String,
+    /// For an MCP tool's edit: its group and where the left side is from.
+    pub edit: Option<EditInfo>,
 }
 
 impl State {
@@ -148,8 +153,9 @@ impl State {
             tab_name: target.tab_name,
             path: target.path,
             original_path: target.original_path,
-            client: self.clients.kind(client).unwrap_or(ClientKind::Pi).as_str(),
+            client: self.owner(client),
             sides,
+            edit: target.edit,
         };
         if let Err(error) = self.editor.call(LuaCall::OpenDiff(Box::new(view))).await
             && let Some(diff) = self.diffs.take(begun.id)
@@ -164,6 +170,14 @@ impl State {
             .unwrap_or_else(|_| DiffOutcome::rejected("the diff was dropped"));
         self.live_diffs.remove(begun.id);
         outcome
+    }
+
+    /// Who asks, for the winbar and `:PiIde status`.
+    fn owner(&self, client: ClientId) -> &'static str {
+        if client == ClientId::MCP {
+            return "mcp";
+        }
+        self.clients.kind(client).unwrap_or(ClientKind::Pi).as_str()
     }
 
     /// Sends the current editor context to one client (right after `initialize`).

@@ -76,6 +76,7 @@ pub async fn run(state: &State, client: ClientId, request: Request) -> Value {
                 tab_name: tab_name.clone(),
                 path: new_file_path,
                 original_path: old_file_path,
+                edit: None,
             };
             state.show_diff(client, target, sides).await
         }

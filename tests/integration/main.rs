@@ -23,6 +23,8 @@ mod lifecycle;
 mod load;
 mod lua;
 mod mcp;
+mod mcp_edits;
+mod mcp_edits_lsp;
 mod mcp_http;
 mod mentions;
 mod pi_extension;

@@ -128,6 +128,12 @@ async fn the_npm_sdk_lists_and_calls_the_project_tools() {
             "find_definition",
             "find_references",
             "get_document_symbols",
+            "replace_text_in_file",
+            "create_new_file",
+            "reformat_file",
+            "rename_refactoring",
+            "get_code_actions",
+            "apply_code_action",
         ]
     );
     for tool in tools {

@@ -9,6 +9,8 @@ local PLUGS = {
   { "n", "<Plug>(PiIdeDiffAccept)", "pi-ide.diff", "accept" },
   { "n", "<Plug>(PiIdeDiffReject)", "pi-ide.diff", "reject" },
   { "n", "<Plug>(PiIdeDiffShow)", "pi-ide.diff", "show" },
+  { "n", "<Plug>(PiIdeDiffAcceptAll)", "pi-ide.diff", "accept_all" },
+  { "n", "<Plug>(PiIdeDiffRejectAll)", "pi-ide.diff", "reject_all" },
   { "n", "<Plug>(PiIdeHunkAccept)", "pi-ide.diff", "accept_hunk" },
   { "n", "<Plug>(PiIdeHunkReject)", "pi-ide.diff", "reject_hunk" },
   { "i", "<Plug>(PiIdeSuggestionAccept)", "pi-ide.suggest", "accept" },

@@ -1,9 +1,13 @@
 // A real MCP client (the official npm SDK, from pi/node_modules) for
 // tests/integration/mcp_http.rs: connects over Streamable HTTP with the
 // bearer token, lists the tools, makes the calls it is given and prints
-// one JSON object: {protocolVersion, sessionId, tools, calls: [result | {error}]}.
+// one JSON object: {protocolVersion, sessionId, tools, calls: [result | {error}],
+// progress: [[notification params, …] per call]}.
 //
-// node client.mjs <url> <token> '<[{"name": …, "arguments": {…}}]>'
+// node client.mjs <url> <token> '<[{"name": …, "arguments": {…}}]>' ['{"progress": true}']
+// With "progress", each call carries a progress token (the SDK's
+// onprogress) and its timeout restarts on every notification; with
+// "timeout" (ms), the SDK gives up on a call then and cancels it.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -13,7 +17,8 @@ const require = createRequire(path.join(here, "..", "..", "pi", "package.json"))
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
 
-const [url, token, callsJson] = process.argv.slice(2);
+const [url, token, callsJson, optionsJson] = process.argv.slice(2);
+const options = JSON.parse(optionsJson || "{}");
 const transport = new StreamableHTTPClientTransport(new URL(url), {
   requestInit: { headers: { Authorization: `Bearer ${token}` } },
 });
@@ -21,11 +26,30 @@ const client = new Client({ name: "pi-ide-test", version: "0.0.0" });
 await client.connect(transport);
 const { tools } = await client.listTools();
 const calls = [];
+const progress = [];
 for (const call of JSON.parse(callsJson || "[]")) {
+  const heard = [];
+  progress.push(heard);
+  const requestOptions = options.progress
+    ? {
+        onprogress: (params) => {
+          heard.push(params);
+          // As it happens, so a test can act while the call still waits.
+          process.stderr.write(`progress ${JSON.stringify(params)}\n`);
+        },
+        resetTimeoutOnProgress: true,
+        timeout: 20000,
+      }
+    : options.timeout
+      ? { timeout: options.timeout }
+      : undefined;
   try {
-    calls.push(await client.callTool(call));
+    calls.push(await client.callTool(call, undefined, requestOptions));
   } catch (error) {
     calls.push({ error: String(error && error.message ? error.message : error) });
+    // The SDK sends notifications/cancelled without waiting; a round trip
+    // lets it reach the server before the client closes.
+    await client.ping().catch(() => {});
   }
 }
 const out = {
@@ -33,6 +57,7 @@ const out = {
   sessionId: transport.sessionId ?? null,
   tools,
   calls,
+  progress,
 };
 await client.close();
 process.stdout.write(JSON.stringify(out));

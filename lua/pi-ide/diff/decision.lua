@@ -23,7 +23,10 @@ function M.report(entry, accepted)
   entry.decided, entry.accepted = true, accepted
   if accepted then
     seam.notify("diff_decided", entry.id, true, proposal_text(entry.proposed_buf))
-    require("pi-ide.diff.reload").watch(entry.path)
+    -- The agent writes an openDiff's file; the host applies an MCP edit itself.
+    if not entry.edit then
+      require("pi-ide.diff.reload").watch(entry.path)
+    end
   else
     seam.notify("diff_decided", entry.id, false)
   end

@@ -92,6 +92,8 @@ function M.open(spec)
     tab_name = spec.tab_name,
     path = spec.path,
     client = spec.client,
+    -- An MCP tool's edit: {group, index, count, title, from_buffer}.
+    edit = spec.edit,
     decided = false,
   }
   diffs[spec.id] = entry
@@ -147,6 +149,8 @@ function M.list()
       tabpage = entry.tabpage,
       -- A large diff's text is still being filled in.
       loading = entry.loading == true,
+      -- Diffs of one MCP edit share a group, decided with accept_all().
+      group = entry.edit and entry.edit.group or nil,
     }
   end
   table.sort(list, function(a, b)
@@ -177,6 +181,58 @@ end
 --- Rejects a diff (default: the one in the current tab).
 function M.reject(tab_name)
   return resolve(tab_name, false)
+end
+
+-- The diffs decided together with the one in the current tab: every file
+-- of its edit. Outside a diff tab, the files of the only edit waiting.
+local function group_entries()
+  local entry = entry_for(nil)
+  local group = entry and entry.edit and entry.edit.group
+  if entry and not group then
+    return { entry }
+  end
+  if not entry then
+    for _, candidate in pairs(diffs) do
+      local other = candidate.edit and candidate.edit.group
+      if other == nil or (group and other ~= group) then
+        return {}
+      end
+      group = other
+    end
+  end
+  local members = {}
+  for _, candidate in pairs(diffs) do
+    if candidate.edit and candidate.edit.group == group then
+      members[#members + 1] = candidate
+    end
+  end
+  table.sort(members, function(a, b)
+    return a.id < b.id
+  end)
+  return members
+end
+
+local function decide_all(accepted)
+  local members = group_entries()
+  if #members == 0 then
+    util.notify("go to a diff of the edit to decide all its files", vim.log.levels.WARN)
+    return false
+  end
+  for _, entry in ipairs(members) do
+    decide(entry, accepted)
+  end
+  return true
+end
+
+--- Accepts every file of the edit in the current tab (each with the
+--- person's edits).
+function M.accept_all()
+  return decide_all(true)
+end
+
+--- Rejects every file of the edit in the current tab.
+function M.reject_all()
+  return decide_all(false)
 end
 
 local function act_on_hunk(accepted)

@@ -10,10 +10,12 @@ local plugs = {
   reject = "<Plug>(PiIdeDiffReject)",
   hunk_accept = "<Plug>(PiIdeHunkAccept)",
   hunk_reject = "<Plug>(PiIdeHunkReject)",
+  accept_all = "<Plug>(PiIdeDiffAcceptAll)",
+  reject_all = "<Plug>(PiIdeDiffRejectAll)",
 }
 
---- `{accept = lhs?, reject = lhs?, hunk_accept = lhs?, hunk_reject = lhs?}`:
---- the keys that are on.
+--- `{accept = lhs?, reject = lhs?, hunk_accept = lhs?, hunk_reject = lhs?,
+--- accept_all = lhs?, reject_all = lhs?}`: the keys that are on.
 function M.configured()
   local keys = config.values.diff.keymaps
   local on = {}

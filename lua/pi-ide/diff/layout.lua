@@ -54,11 +54,27 @@ local function proposal_winbar(spec, dirty)
   if on.hunk_accept and on.hunk_reject then
     decide[#decide + 1] = ("%s/%s hunk"):format(keys.display(on.hunk_accept), keys.display(on.hunk_reject))
   end
+  local edit = spec.edit
+  if edit and edit.count > 1 then
+    -- One edit of several files: decided together, or file by file.
+    for _, verb in ipairs({ "accept", "reject" }) do
+      local lhs = on[verb .. "_all"]
+      decide[#decide + 1] = lhs and ("%s %s all"):format(keys.display(lhs), verb) or (":PiIde %s all"):format(verb)
+    end
+  end
   local about = { ("%s%s"):format(vim.fn.fnamemodify(spec.path, ":~:."), spec.original_exists and "" or " (new)") }
   if spec.original_path ~= spec.path then
     about[#about + 1] = "replaces " .. vim.fn.fnamemodify(spec.original_path, ":~:.")
   end
-  about[#about + 1] = ("%s: %s"):format(spec.client, spec.tab_name)
+  if edit then
+    about[#about + 1] = ("%s: %s%s"):format(
+      spec.client,
+      edit.title,
+      edit.count > 1 and (" (file %d of %d)"):format(edit.index, edit.count) or ""
+    )
+  else
+    about[#about + 1] = ("%s: %s"):format(spec.client, spec.tab_name)
+  end
   -- In a narrow window the keys stay; the rest is cut (`%<`).
   local bar = util.escape_statusline(table.concat(decide, " · "))
     .. " · %<"
@@ -70,7 +86,11 @@ local function proposal_winbar(spec, dirty)
 end
 
 local function original_winbar(spec, large)
-  return (spec.original_exists and "on disk" or "new file (empty)") .. (large and " · large-file view" or "")
+  local from = spec.original_exists and "on disk" or "new file (empty)"
+  if spec.edit and spec.edit.from_buffer then
+    from = "your buffer (unsaved edits included)"
+  end
+  return from .. (large and " · large-file view" or "")
 end
 
 -- The file changed on disk while the diff is open: show the new contents on
@@ -204,7 +224,8 @@ function M.open(spec, entry, focus, ready)
   vim.bo[entry.proposed_buf].modified = false
   entry.group = vim.api.nvim_create_augroup("PiIdeDiff" .. spec.id, { clear = true })
 
-  local dirty_buf = util.file_buffer(spec.original_path)
+  local from_buffer = spec.edit and spec.edit.from_buffer
+  local dirty_buf = not from_buffer and util.file_buffer(spec.original_path)
   entry.original_bar = original_winbar(spec, entry.host_hunks ~= nil)
   entry.proposal_bar = proposal_winbar(spec, dirty_buf and vim.bo[dirty_buf].modified)
   local left, right = build_tab(entry, focus)
@@ -214,9 +235,12 @@ function M.open(spec, entry, focus, ready)
   require("pi-ide.diff.hunk_actions").map_undo(entry)
   load(spec, entry, function()
     compare(spec, entry, left, right, false)
-    entry.stop_watching = require("pi-ide.diff.disk_watch").watch(spec.original_path, function()
-      show_disk_change(entry, spec)
-    end)
+    -- The left side of an edit of a loaded file is its buffer, not the disk.
+    if not from_buffer then
+      entry.stop_watching = require("pi-ide.diff.disk_watch").watch(spec.original_path, function()
+        show_disk_change(entry, spec)
+      end)
+    end
     ready()
   end)
 end

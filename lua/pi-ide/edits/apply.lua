@@ -1,0 +1,120 @@
+-- Seam `apply_edit`: puts an MCP edit's text into the file's buffer in one
+-- undo step and, once the person approved it, writes the file (as
+-- JetBrains saves). A file without a loaded buffer is written directly
+-- after approval, or loaded into a buffer when approval is off. Nothing is
+-- applied when the buffer (or file) no longer holds what the edit was
+-- computed from.
+local text = require("pi-ide.edits.text")
+local util = require("pi-ide.util")
+
+local M = {}
+
+local function joined(lines, eol, crlf)
+  local newline = crlf and "\r\n" or "\n"
+  local body = table.concat(lines, newline)
+  return eol and body .. newline or body
+end
+
+-- Replaces only the lines that differ, so marks and the cursor elsewhere
+-- stay; the breaks around make it one undo step of its own.
+local function set_lines(buf, lines)
+  local old = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local hunks = vim.diff(table.concat(old, "\n") .. "\n", table.concat(lines, "\n") .. "\n", {
+    result_type = "indices",
+    algorithm = "histogram",
+  })
+  vim.bo[buf].undolevels = vim.bo[buf].undolevels
+  for i = #hunks, 1, -1 do
+    local a_start, a_count, b_start, b_count = unpack(hunks[i])
+    local first = a_count == 0 and a_start or a_start - 1
+    vim.api.nvim_buf_set_lines(
+      buf,
+      first,
+      first + a_count,
+      false,
+      vim.list_slice(lines, b_start, b_start + b_count - 1)
+    )
+  end
+  vim.bo[buf].undolevels = vim.bo[buf].undolevels
+end
+
+local function changed(path)
+  return ("%s changed while the edit waited; it was not applied"):format(vim.fn.fnamemodify(path, ":~:."))
+end
+
+-- The file on disk still holds `expected`.
+local function disk_matches(path, expected)
+  local file = io.open(path, "rb")
+  if not file then
+    return not expected.exists
+  end
+  local found = file:read("*a")
+  file:close()
+  return expected.exists and found == joined(expected.lines, expected.eol, expected.crlf)
+end
+
+local function write_buffer(buf, path)
+  vim.fn.mkdir(vim.fs.dirname(path), "p")
+  -- `!`: never a prompt about the file having changed since it was read.
+  local ok, err = pcall(vim.api.nvim_buf_call, buf, function()
+    vim.cmd("silent keepalt write!")
+  end)
+  return ok, err
+end
+
+--- Seam `apply_edit`: `edit` = {path, lines, eol, crlf, expected = {lines,
+--- eol, crlf, exists}, write}. Returns {ok, error?, written}.
+function M.apply(edit)
+  local buf = util.file_buffer(edit.path)
+  if buf then
+    if not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), edit.expected.lines) then
+      return { ok = false, error = changed(edit.path) }
+    end
+  elseif edit.write then
+    if not disk_matches(edit.path, edit.expected) then
+      return { ok = false, error = changed(edit.path) }
+    end
+    local ok, err = pcall(function()
+      vim.fn.mkdir(vim.fs.dirname(edit.path), "p")
+      local file = assert(io.open(edit.path, "wb"))
+      file:write(joined(edit.lines, edit.eol, edit.crlf))
+      assert(file:close())
+    end)
+    if not ok then
+      return { ok = false, error = ("cannot write %s: %s"):format(edit.path, tostring(err)) }
+    end
+    return { ok = true, written = true }
+  else
+    if not disk_matches(edit.path, edit.expected) then
+      return { ok = false, error = changed(edit.path) }
+    end
+    buf = vim.fn.bufadd(edit.path)
+    vim.fn.bufload(buf)
+    vim.bo[buf].buflisted = true
+    if not edit.expected.exists then
+      -- So that :w finds the directory.
+      vim.fn.mkdir(vim.fs.dirname(edit.path), "p")
+    end
+  end
+  local ok, err = pcall(set_lines, buf, edit.lines)
+  if not ok then
+    return { ok = false, error = ("cannot change the buffer of %s: %s"):format(edit.path, tostring(err)) }
+  end
+  if text.eol(buf) ~= edit.eol then
+    vim.bo[buf].eol = edit.eol
+    vim.bo[buf].fixeol = edit.eol
+  end
+  if not edit.write then
+    return { ok = true, written = false }
+  end
+  local written, write_err = write_buffer(buf, edit.path)
+  if not written then
+    return {
+      ok = false,
+      error = ("changed the buffer of %s but could not write it: %s"):format(edit.path, tostring(write_err)),
+    }
+  end
+  return { ok = true, written = true }
+end
+
+return M

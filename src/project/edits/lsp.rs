@@ -1,0 +1,282 @@
+//! The edit tools language servers answer: `reformat_file {path}`,
+//! `rename_refactoring {pathInProject, newName, symbolName?, line?,
+//! column?}`, `get_code_actions {filePath, line, column, endLine?,
+//! endColumn?}` and `apply_code_action {id}`. Lua makes the request
+//! without blocking Neovim and computes each changed file's new text
+//! without touching its buffer; the texts then go through
+//! [`super::propose`]. Positions here are 1-based, UTF-16 columns.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::super::{Answer, Failure, Project, ProjectTool, arguments};
+use super::current::Current;
+use super::{Change, propose};
+use crate::nvim::seam::{LspEditQuery, LuaCall};
+use crate::state::State;
+
+/// Bound of one request in Neovim; a cold server analysing a project for
+/// a rename takes seconds.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+pub const REFORMAT: ProjectTool = ProjectTool {
+    name: "reformat_file",
+    description: "Reformat a project file with its language server (LSP formatting). The person reviews the change as a diff unless they turned approval off.",
+    properties: || json!({"path": {"type": "string", "description": "Path relative to the project root"}}),
+    required: &["path"],
+};
+
+pub const RENAME: ProjectTool = ProjectTool {
+    name: "rename_refactoring",
+    description: "Rename a symbol across the project with the language server. The symbol is the one at the 1-based line and column, else the first definition of symbolName in the file. Every changed file is shown to the person as a diff (unless approval is off); the result lists the files applied and declined.",
+    properties: || {
+        json!({
+            "pathInProject": {"type": "string", "description": "Path relative to the project root of a file with the symbol"},
+            "newName": {"type": "string", "description": "The new name"},
+            "symbolName": {"type": "string", "description": "The symbol's current name, when no line and column are given (or to find it on the given line)"},
+            "line": {"type": "integer", "minimum": 1, "description": "1-based line of the symbol"},
+            "column": {"type": "integer", "minimum": 1, "description": "1-based column (UTF-16 code units) of the symbol"},
+        })
+    },
+    required: &["pathInProject", "newName"],
+};
+
+pub const CODE_ACTIONS: ProjectTool = ProjectTool {
+    name: "get_code_actions",
+    description: "The language servers' code actions (quick fixes, refactorings) at a 1-based position or range, with the diagnostics there: [{id, title, kind}]. apply_code_action applies one.",
+    properties: || {
+        json!({
+            "filePath": {"type": "string", "description": "Path relative to the project root"},
+            "line": {"type": "integer", "minimum": 1, "description": "1-based line"},
+            "column": {"type": "integer", "minimum": 1, "description": "1-based column (UTF-16 code units)"},
+            "endLine": {"type": "integer", "minimum": 1, "description": "1-based last line of a range (default: line)"},
+            "endColumn": {"type": "integer", "minimum": 1, "description": "1-based column where the range ends (default: column)"},
+        })
+    },
+    required: &["filePath", "line", "column"],
+};
+
+pub const APPLY_CODE_ACTION: ProjectTool = ProjectTool {
+    name: "apply_code_action",
+    description: "Apply a code action get_code_actions listed, by id. Its edits are shown to the person as diffs (unless approval is off). Actions that only run a command on the language server are not supported.",
+    properties: || json!({"id": {"type": "string", "description": "An id from get_code_actions"}}),
+    required: &["id"],
+};
+
+#[derive(Debug, Deserialize)]
+struct ReformatArgs {
+    path: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RenameArgs {
+    path_in_project: String,
+    new_name: String,
+    symbol_name: Option<String>,
+    line: Option<u64>,
+    column: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ActionsArgs {
+    file_path: String,
+    line: u64,
+    column: u64,
+    end_line: Option<u64>,
+    end_column: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ApplyArgs {
+    id: Value,
+}
+
+/// 1-based to 0-based.
+fn zero(n: u64) -> u64 {
+    n.max(1) - 1
+}
+
+/// Starts `query` in Lua and waits for its answer's result.
+async fn ask(state: &State, project: &Project, mut query: LspEditQuery) -> Result<Value, Failure> {
+    let (id, answer) = state.lsp.open();
+    query.id = id;
+    query.timeout_ms = TIMEOUT.as_millis() as u64;
+    let path = query.path.clone();
+    if let Err(e) = state.editor.call(LuaCall::LspEdit(query)).await {
+        state.lsp.forget(id);
+        return Err(Failure(format!(
+            "Neovim could not ask its language servers: {e}"
+        )));
+    }
+    let answer = match tokio::time::timeout(TIMEOUT + Duration::from_secs(2), answer).await {
+        Ok(Ok(answer)) => answer,
+        _ => {
+            state.lsp.forget(id);
+            return Err(Failure(format!(
+                "no answer from Neovim's language servers within {} s",
+                TIMEOUT.as_secs()
+            )));
+        }
+    };
+    if answer.no_server {
+        return Err(Failure(format!(
+            "no language server for {}",
+            project.relative(&path)
+        )));
+    }
+    match (answer.error, answer.result) {
+        (Some(error), _) => Err(Failure(error)),
+        (None, result) => Ok(result.unwrap_or(Value::Null)),
+    }
+}
+
+/// The answer's `{files: [{path, text}]}` as changes, refused as a whole
+/// when any file lies outside the project root.
+async fn changes(state: &State, project: &Project, result: &Value) -> Result<Vec<Change>, Failure> {
+    let files = result
+        .get("files")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut outside = vec![];
+    let mut changes = vec![];
+    for file in files {
+        let (Some(path), Some(after)) = (file["path"].as_str(), file["text"].as_str()) else {
+            continue;
+        };
+        match project.resolve(path) {
+            Ok(path) => {
+                let before = Current::read(state, &path).await?;
+                changes.push(Change {
+                    path,
+                    before,
+                    after: after.to_owned(),
+                });
+            }
+            Err(_) => outside.push(path.to_owned()),
+        }
+    }
+    if !outside.is_empty() {
+        return Err(Failure(format!(
+            "the edit would change files outside the project root {}: {}; nothing was changed",
+            project.root,
+            outside.join(", ")
+        )));
+    }
+    Ok(changes)
+}
+
+pub async fn reformat(state: &State, project: &Project, args: Value) -> Answer {
+    let args: ReformatArgs = arguments("reformat_file", args)?;
+    let path = project.resolve(&args.path)?;
+    let query = LspEditQuery {
+        kind: "format",
+        path,
+        ..Default::default()
+    };
+    let result = ask(state, project, query).await?;
+    let changes = changes(state, project, &result).await?;
+    propose(state, project, "reformat_file", changes).await
+}
+
+pub async fn rename(state: &State, project: &Project, args: Value) -> Answer {
+    let args: RenameArgs = arguments("rename_refactoring", args)?;
+    if args.new_name.trim().is_empty() {
+        return Err(Failure("newName must not be empty".into()));
+    }
+    if args.line.is_none() && args.symbol_name.is_none() {
+        return Err(Failure(
+            "say which symbol: line and column, or symbolName".into(),
+        ));
+    }
+    let path = project.resolve(&args.path_in_project)?;
+    let query = LspEditQuery {
+        kind: "rename",
+        path,
+        line: args.line.map(zero),
+        character: args.line.and(args.column).map(zero),
+        new_name: Some(args.new_name),
+        symbol_name: args.symbol_name,
+        ..Default::default()
+    };
+    let result = ask(state, project, query).await?;
+    let changes = changes(state, project, &result).await?;
+    if changes.is_empty() {
+        return Err(Failure(
+            "the language server found nothing to rename there".into(),
+        ));
+    }
+    propose(state, project, "rename_refactoring", changes).await
+}
+
+pub async fn code_actions(state: &State, project: &Project, args: Value) -> Answer {
+    let args: ActionsArgs = arguments("get_code_actions", args)?;
+    let path = project.resolve(&args.file_path)?;
+    let query = LspEditQuery {
+        kind: "code_actions",
+        path,
+        line: Some(zero(args.line)),
+        character: Some(zero(args.column)),
+        end_line: Some(zero(args.end_line.unwrap_or(args.line))),
+        end_character: Some(zero(args.end_column.unwrap_or(args.column))),
+        ..Default::default()
+    };
+    let result = ask(state, project, query).await?;
+    let actions: Vec<Value> = result
+        .get("actions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|a| json!({"id": a["id"], "title": a["title"], "kind": a["kind"]}))
+        .collect();
+    let text = if actions.is_empty() {
+        "no code actions here".to_owned()
+    } else {
+        actions
+            .iter()
+            .map(|a| {
+                let kind = a["kind"].as_str().unwrap_or_default();
+                let kind = if kind.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({kind})")
+                };
+                format!(
+                    "{}: {}{kind}",
+                    a["id"].as_str().unwrap_or_default(),
+                    a["title"].as_str().unwrap_or_default()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    Ok((text, json!({"actions": actions})))
+}
+
+pub async fn apply_action(state: &State, project: &Project, args: Value) -> Answer {
+    let args: ApplyArgs = arguments("apply_code_action", args)?;
+    let id = match args.id {
+        Value::String(id) => id,
+        Value::Number(n) => n.to_string(),
+        other => return Err(Failure(format!("id must be a string, got {other}"))),
+    };
+    let query = LspEditQuery {
+        kind: "apply_action",
+        action_id: Some(id),
+        ..Default::default()
+    };
+    let result = ask(state, project, query).await?;
+    let changes = changes(state, project, &result).await?;
+    let answer = propose(state, project, "apply_code_action", changes).await;
+    match result.get("note").and_then(Value::as_str) {
+        None => answer,
+        Some(note) => match answer {
+            Ok((text, structured)) => Ok((format!("{text}\n{note}"), structured)),
+            Err(Failure(text)) => Err(Failure(format!("{text}\n{note}"))),
+        },
+    }
+}
