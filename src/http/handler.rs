@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -58,8 +58,11 @@ impl ServerHandler for Handler {
                 None,
             ));
         };
-        let result: CallToolResult = serde_json::from_value(result)
+        let mut result: CallToolResult = serde_json::from_value(result)
             .map_err(|e| ErrorData::internal_error(format!("bad tool result: {e}"), None))?;
+        // The stateless 2026-07-28 protocol requires it (the Python SDK
+        // refuses a result without it); rmcp strips it for older peers.
+        result.result_type = Some(ResultType::COMPLETE);
         Ok(result.into())
     }
 }
