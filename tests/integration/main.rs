@@ -24,6 +24,8 @@ mod load;
 mod lua;
 mod mcp;
 mod mcp_http;
+mod mcp_lasting;
+mod mcp_python;
 mod mentions;
 mod pi_extension;
 mod properties;
