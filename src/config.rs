@@ -1,6 +1,7 @@
 //! The command line Neovim starts the host with (see `lua/pi-ide/host.lua`).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Everything the host needs to know about the Neovim that started it.
 #[derive(Debug, Clone)]
@@ -26,20 +27,26 @@ pub struct Config {
     pub mcp_port: Option<u16>,
     /// Whether MCP tools' edits wait for the person's approval.
     pub mcp_approve_edits: bool,
+    /// Where the token is kept across restarts (a fixed MCP port); `None`:
+    /// a fresh token each start.
+    pub mcp_token_file: Option<PathBuf>,
+    /// MCP sessions idle this long are closed; `None`: never.
+    pub mcp_session_idle: Option<Duration>,
 }
 
 /// What the command line asks for.
 #[derive(Debug)]
 pub enum Parsed {
-    Run(Config),
+    Run(Box<Config>),
     Version,
 }
 
 impl Config {
     /// Parses `--pid N --cwd DIR [--root DIR] [--context-socket NAME]
     /// [--lock-dir DIR] [--claude-lock-dir DIR] [--log-file F] [--log-level L]
-    /// [--mcp-port N] [--mcp-approve-edits true|false]` (an empty
-    /// `--mcp-port`: no MCP endpoint).
+    /// [--mcp-port N] [--mcp-approve-edits true|false] [--mcp-token-file F]
+    /// [--mcp-session-idle-ms N]` (an empty `--mcp-port`: no MCP endpoint;
+    /// idle 0: sessions never expire).
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         let mut pid = None;
         let mut cwd = None;
@@ -51,6 +58,8 @@ impl Config {
         let mut log_level = "info".to_string();
         let mut mcp_port = None;
         let mut mcp_approve_edits = true;
+        let mut mcp_token_file = None;
+        let mut mcp_session_idle = None;
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
             if flag == "--version" {
@@ -98,11 +107,21 @@ impl Config {
                         _ => return Err(format!("--mcp-approve-edits {value}: true or false")),
                     }
                 }
+                "--mcp-token-file" if !value.is_empty() => {
+                    mcp_token_file = Some(PathBuf::from(value))
+                }
+                "--mcp-token-file" => {}
+                "--mcp-session-idle-ms" => {
+                    let ms: u64 = value
+                        .parse()
+                        .map_err(|_| format!("--mcp-session-idle-ms {value}: not a number"))?;
+                    mcp_session_idle = (ms > 0).then(|| Duration::from_millis(ms));
+                }
                 _ => return Err(format!("unknown option {flag}")),
             }
         }
         let cwd = cwd.unwrap_or_default();
-        Ok(Parsed::Run(Config {
+        Ok(Parsed::Run(Box::new(Config {
             nvim_pid: pid.ok_or("--pid is required (the host is started by the Lua glue)")?,
             root: if root.is_empty() { cwd.clone() } else { root },
             cwd,
@@ -113,7 +132,9 @@ impl Config {
             log_level,
             mcp_port,
             mcp_approve_edits,
-        }))
+            mcp_token_file,
+            mcp_session_idle,
+        })))
     }
 }
 
@@ -154,6 +175,10 @@ mod tests {
             "0",
             "--mcp-approve-edits",
             "false",
+            "--mcp-token-file",
+            "/s/pi-ide/mcp-token",
+            "--mcp-session-idle-ms",
+            "1500",
         ]) else {
             panic!("expected a run config");
         };
@@ -167,6 +192,11 @@ mod tests {
         assert_eq!(config.log_file, None);
         assert_eq!(config.mcp_port, Some(0));
         assert!(!config.mcp_approve_edits);
+        assert_eq!(
+            config.mcp_token_file,
+            Some(PathBuf::from("/s/pi-ide/mcp-token"))
+        );
+        assert_eq!(config.mcp_session_idle, Some(Duration::from_millis(1500)));
     }
 
     #[test]
@@ -193,6 +223,16 @@ mod tests {
                 .unwrap_err()
                 .contains("true or false")
         );
+        assert!(
+            parse(&["--pid", "1", "--mcp-session-idle-ms", "-1"])
+                .unwrap_err()
+                .contains("not a number")
+        );
+        let Ok(Parsed::Run(never)) = parse(&["--pid", "1", "--mcp-session-idle-ms", "0"]) else {
+            panic!("idle 0 is valid");
+        };
+        assert_eq!(never.mcp_session_idle, None, "0: sessions never expire");
+        assert_eq!(never.mcp_token_file, None, "no file: a fresh token");
         assert!(matches!(parse(&["--version"]), Ok(Parsed::Version)));
         let Ok(Parsed::Run(off)) = parse(&["--pid", "1", "--claude-lock-dir", ""]) else {
             panic!("an empty Claude lock dir is valid");

@@ -65,7 +65,18 @@ pub async fn run(config: Config) -> io::Result<()> {
         None => None,
     };
     let removed = lockfile::remove_stale(&dir);
-    let token = crate::auth::new_token();
+    // A fixed MCP port keeps its token, so a client configured once keeps
+    // working; the lockfile carries the same token for every transport.
+    let kept_token = match (&mcp_listener, config.mcp_port, &config.mcp_token_file) {
+        (Some(_), Some(mcp_port), Some(file)) if mcp_port != 0 => {
+            Some((file, crate::http::token::kept(file)))
+        }
+        _ => None,
+    };
+    let (token, mcp_token_file, mcp_token_warning) = match kept_token {
+        Some((file, kept)) => (kept.token, Some(file.display().to_string()), kept.warning),
+        None => (crate::auth::new_token(), None, None),
+    };
     let info = LockInfo {
         pid: config.nvim_pid,
         workspace_folders: vec![config.cwd.clone()],
@@ -109,8 +120,12 @@ pub async fn run(config: Config) -> io::Result<()> {
     if let Some(path) = &claude_lockfile {
         tracing::info!("announced to Claude Code in {path}");
     }
-    if let Some(error) = claude_error.iter().chain(&mcp_error).next() {
-        tracing::warn!("{error}");
+    for problem in claude_error
+        .iter()
+        .chain(&mcp_error)
+        .chain(&mcp_token_warning)
+    {
+        tracing::warn!("{problem}");
     }
 
     let state = Arc::new(State {
@@ -141,6 +156,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         tokio::spawn(crate::http::server::serve(
             listener,
             state.clone(),
+            config.mcp_session_idle,
             shutdown_rx.clone(),
             done_tx.clone(),
         ));
@@ -165,6 +181,8 @@ pub async fn run(config: Config) -> io::Result<()> {
         pid: std::process::id(),
         mcp_url,
         mcp_error,
+        mcp_token_file,
+        mcp_token_warning,
         languages: crate::outline::languages::filetypes(),
     }));
 

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let config = match pi_ide::config::Config::from_args(std::env::args().skip(1)) {
-        Ok(pi_ide::config::Parsed::Run(config)) => config,
+        Ok(pi_ide::config::Parsed::Run(config)) => *config,
         Ok(pi_ide::config::Parsed::Version) => {
             // The one sanctioned stdout write: `--version` runs outside RPC.
             println!(

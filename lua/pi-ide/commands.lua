@@ -168,10 +168,14 @@ local subcommands = {
       util.notify("MCP endpoint: " .. problem, vim.log.levels.WARN)
       return
     end
+    local lasting = mcp.token_file
+        and ("The port is fixed and the token kept in %s: this keeps working after restarts."):format(mcp.token_file)
+      or "The port and token change when Neovim restarts; set mcp = { port = N } to keep both."
     util.notify(table.concat({
       "MCP endpoint: " .. mcp.url,
-      "Claude Code:",
+      ("Claude Code (run in %s; adds it for this project):"):format(vim.fn.getcwd(-1, -1)),
       M.claude_mcp_add(mcp.url, mcp.token),
+      lasting,
     }, "\n"))
   end,
   agent = function(args)

@@ -25,11 +25,15 @@ M.defaults = {
   -- client (`:PiIde mcp`); the bearer token is the lockfile's authToken.
   mcp = {
     enabled = true,
-    -- 0 = any free port.
+    -- 0 = any free port, with a new URL and token each start. A fixed port
+    -- keeps its token in stdpath("state")/pi-ide/mcp-token, so a client
+    -- configured once keeps working.
     port = 0,
     -- Show every edit an MCP tool makes as a diff to accept or reject;
     -- false: edits go straight into the buffers (undoable, not saved).
     approve_edits = true,
+    -- Close a session after this many minutes without a request; 0 = never.
+    session_idle_minutes = 0,
   },
   selection = {
     -- Send selection_changed to connected agents.
@@ -237,11 +241,18 @@ function M.apply(opts)
     values.context_socket.name = M.defaults.context_socket.name
   end
   local port = values.mcp.port
-  if port < 0 or port > 65535 or port % 1 ~= 0 then
+  if port ~= port or port < 0 or port > 65535 or port % 1 ~= 0 then
     problems[#problems + 1] = ("option `mcp.port` must be a whole number from 0 to 65535 (got %s; using 0)"):format(
       tostring(port)
     )
     values.mcp.port = M.defaults.mcp.port
+  end
+  local idle = values.mcp.session_idle_minutes
+  if idle ~= idle or idle < 0 or idle == math.huge then
+    problems[#problems + 1] = ("option `mcp.session_idle_minutes` must be 0 (never) or more (got %s; using 0)"):format(
+      tostring(idle)
+    )
+    values.mcp.session_idle_minutes = M.defaults.mcp.session_idle_minutes
   end
   if values.selection.debounce_ms < 0 then
     problems[#problems + 1] = "option `selection.debounce_ms` must not be negative (using the default)"

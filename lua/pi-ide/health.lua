@@ -257,6 +257,35 @@ local function check_socket(host)
   end
 end
 
+-- The MCP endpoint: where it listens (or why not), how long its token and
+-- idle sessions last.
+local function check_mcp(host)
+  local option = require("pi-ide.config").values.mcp
+  if not option.enabled then
+    vim.health.info("MCP endpoint: off (mcp.enabled = false)")
+    return
+  end
+  local idle = option.session_idle_minutes > 0
+      and ("idle sessions close after %s minutes"):format(tostring(option.session_idle_minutes))
+    or "sessions never expire"
+  local token = option.port == 0 and "a new port and token each start"
+    or ("token kept in %s"):format(host.mcp_token_file())
+  local status = host.status()
+  if status.mcp_url then
+    vim.health.ok(("MCP endpoint %s (%s; %s): :PiIde mcp shows how to connect"):format(status.mcp_url, token, idle))
+  elseif status.mcp_error then
+    vim.health.error("MCP endpoint: " .. status.mcp_error, {
+      "set mcp = { port = N } to a free port, or 0 for any free one",
+    })
+  else
+    local port = option.port == 0 and "<any free port>" or tostring(option.port)
+    vim.health.info(("MCP endpoint: http://127.0.0.1:%s/mcp once the host runs (%s; %s)"):format(port, token, idle))
+  end
+  if status.mcp_token_warning then
+    vim.health.warn(status.mcp_token_warning)
+  end
+end
+
 -- Whether each agent `:PiIde agent` can start is executable; a missing one
 -- is only a warning (the default agent) or a note (the other): the plugin
 -- works without either.
@@ -302,6 +331,7 @@ function M.check()
   check_host(host, binary_ok and lock_dir_ok)
   check_claude(host)
   check_socket(host)
+  check_mcp(host)
   vim.health.info("log: " .. host.log_path())
   check_agents()
 end

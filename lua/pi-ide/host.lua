@@ -93,6 +93,17 @@ function M.project_root()
   return vim.fs.root(cwd, ".git") or cwd
 end
 
+--- Where a fixed MCP port keeps its token across restarts.
+function M.mcp_token_file()
+  return vim.fn.stdpath("state") .. "/pi-ide/mcp-token"
+end
+
+-- Option mcp.session_idle_minutes as the host takes it: milliseconds, 0 =
+-- never, and a positive value never rounded down to "never".
+local function session_idle_ms(minutes)
+  return minutes > 0 and math.max(1, math.floor(minutes * 60000 + 0.5)) or 0
+end
+
 function M.log_path()
   return vim.fn.stdpath("log") .. "/pi-ide.log"
 end
@@ -162,6 +173,7 @@ function M.start()
     util.notify(problem, vim.log.levels.ERROR)
     return false
   end
+  local mcp = config.values.mcp
   local cmd = {
     bin,
     "--pid",
@@ -181,9 +193,13 @@ function M.start()
     "--claude-lock-dir",
     M.claude_lock_dir() or "",
     "--mcp-port",
-    config.values.mcp.enabled and tostring(config.values.mcp.port) or "",
+    mcp.enabled and tostring(mcp.port) or "",
     "--mcp-approve-edits",
-    tostring(config.values.mcp.approve_edits),
+    tostring(mcp.approve_edits),
+    "--mcp-token-file",
+    mcp.enabled and mcp.port ~= 0 and M.mcp_token_file() or "",
+    "--mcp-session-idle-ms",
+    tostring(session_idle_ms(mcp.session_idle_minutes)),
   }
   state.stderr = {}
   local partial = ""
@@ -265,6 +281,9 @@ function M.on_started(info)
   if info.mcp_error and info.mcp_error ~= vim.NIL then
     util.notify(info.mcp_error .. "\nMCP clients will not find Neovim; change option mcp.port", vim.log.levels.WARN)
   end
+  if info.mcp_token_warning and info.mcp_token_warning ~= vim.NIL then
+    util.notify(info.mcp_token_warning, vim.log.levels.WARN)
+  end
   util.emit("PiIdeStarted", { port = info.port, lockfile = info.lockfile })
   return true
 end
@@ -332,13 +351,17 @@ function M.status()
     pid = info.pid,
     version = info.version,
     mcp_url = info.mcp_url ~= vim.NIL and info.mcp_url or nil,
+    mcp_error = info.mcp_error ~= vim.NIL and info.mcp_error or nil,
+    mcp_token_file = info.mcp_token_file ~= vim.NIL and info.mcp_token_file or nil,
+    mcp_token_warning = info.mcp_token_warning ~= vim.NIL and info.mcp_token_warning or nil,
     clients = clients,
     diffs = diffs,
   }
 end
 
---- The MCP endpoint and its bearer token (the lockfile's authToken), or
---- nil and why not.
+--- The MCP endpoint, its bearer token (the lockfile's authToken) and
+--- where that token is kept (nil: a fresh one each start), or nil and why
+--- not.
 function M.mcp()
   local info = state.info
   if not (state.job and info) then
@@ -358,7 +381,8 @@ function M.mcp()
   if not (decoded and type(lock) == "table" and type(lock.authToken) == "string") then
     return nil, "cannot read the token from " .. tostring(info.lockfile)
   end
-  return { url = info.mcp_url, token = lock.authToken }
+  local kept = info.mcp_token_file ~= vim.NIL and info.mcp_token_file or nil
+  return { url = info.mcp_url, token = lock.authToken, token_file = kept }
 end
 
 return M

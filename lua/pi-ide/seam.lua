@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 8
+M.VERSION = 9
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -51,6 +51,11 @@ M.calls = {
   -- An agent asks for the workspace folder: the global cwd.
   workspace = function()
     return require("pi-ide.editors").workspace()
+  end,
+  -- MCP tools: { cwd, folders? }, the global cwd and the language servers'
+  -- workspace folders (the roots a `projectPath` may name).
+  project_roots = function()
+    return require("pi-ide.project").roots()
   end,
   -- getCurrentSelection: the current window's position, nil if not a file.
   current_positions = function()

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ResultType,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -67,8 +67,11 @@ impl ServerHandler for Handler {
                 None,
             ));
         };
-        let result: CallToolResult = serde_json::from_value(result)
+        let mut result: CallToolResult = serde_json::from_value(result)
             .map_err(|e| ErrorData::internal_error(format!("bad tool result: {e}"), None))?;
+        // The stateless 2026-07-28 protocol requires it (the Python SDK
+        // refuses a result without it); rmcp strips it for older peers.
+        result.result_type = Some(ResultType::COMPLETE);
         Ok(result.into())
     }
 }

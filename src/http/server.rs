@@ -26,15 +26,17 @@ type Body = BoxBody<Bytes, Infallible>;
 type Service = StreamableHttpService<Handler, LocalSessionManager>;
 
 /// Serves until `shutdown` changes; `done` is held while connections run.
+/// A session idle for `session_idle` is closed; `None`: never (an agent
+/// idle for an hour keeps its session).
 pub async fn serve(
     listener: TcpListener,
     state: Arc<State>,
+    session_idle: Option<Duration>,
     mut shutdown: watch::Receiver<bool>,
     done: mpsc::Sender<()>,
 ) {
     let mut sessions = LocalSessionManager::default();
-    // An agent idle for an hour keeps its session.
-    sessions.session_config.keep_alive = None;
+    sessions.session_config.keep_alive = session_idle;
     let config = StreamableHttpServerConfig::default();
     let cancel = config.cancellation_token.clone();
     let token: Arc<str> = state.token.as_str().into();
@@ -76,9 +78,18 @@ async fn connection(
         let service = service.clone();
         let token = token.clone();
         async move {
+            let closing = request.method() == hyper::Method::DELETE;
             Ok::<_, Infallible>(match refusal(&request, &token) {
                 Some(response) => response,
-                None => service.handle(request).await,
+                None => {
+                    let mut response = service.handle(request).await;
+                    // rmcp answers a closed session 202; the Python SDK
+                    // warns on anything but 200 or 204.
+                    if closing && response.status() == StatusCode::ACCEPTED {
+                        *response.status_mut() = StatusCode::NO_CONTENT;
+                    }
+                    response
+                }
             })
         }
     });

@@ -15,6 +15,7 @@
 //! | `models`      | result?, error?         | the answer to `listSuggestionModels`       |
 //! | `diff_hunks`  | id, seq, hunks, words   | large diff `id` re-diffed up to edit `seq` |
 //! | `workspace`   | –                       | an agent asks for the workspace: the global cwd |
+//! | `project_roots` | –                     | MCP tools: `{cwd, folders?}`, the global cwd and the language servers' workspace folders |
 //! | `current_positions` | –                 | `getCurrentSelection`: the current window's position, or nil |
 //! | `open_file`   | request                 | `openFile`: show (or load) a file, select text; → `{filetype, line_count}` |
 //! | `open_editors`| –                       | `getOpenEditors`: listed file buffers      |
@@ -64,7 +65,7 @@ use crate::selection::Positions;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 8;
+pub const SEAM_VERSION: u64 = 9;
 
 /// What the host reports once agents can find it.
 #[derive(Debug, Serialize)]
@@ -82,6 +83,10 @@ pub struct Started {
     pub mcp_url: Option<String>,
     /// Why the MCP endpoint could not listen.
     pub mcp_error: Option<String>,
+    /// Where the MCP token is kept across restarts (a fixed port).
+    pub mcp_token_file: Option<String>,
+    /// Why the kept token could not be used (never the token itself).
+    pub mcp_token_warning: Option<String>,
     /// Filetypes the host parses itself.
     pub languages: Vec<&'static str>,
 }
@@ -372,6 +377,7 @@ pub enum LuaCall {
         words: Vec<u32>,
     },
     Workspace,
+    ProjectRoots,
     CurrentPositions,
     OpenFile(OpenFile),
     OpenEditors,
@@ -411,6 +417,7 @@ impl LuaCall {
         "models",
         "diff_hunks",
         "workspace",
+        "project_roots",
         "current_positions",
         "open_file",
         "open_editors",
@@ -437,6 +444,7 @@ impl LuaCall {
             LuaCall::Models(_) => "models",
             LuaCall::DiffHunks { .. } => "diff_hunks",
             LuaCall::Workspace => "workspace",
+            LuaCall::ProjectRoots => "project_roots",
             LuaCall::CurrentPositions => "current_positions",
             LuaCall::OpenFile(_) => "open_file",
             LuaCall::OpenEditors => "open_editors",
@@ -481,7 +489,10 @@ impl LuaCall {
                 msgpack(&hunks)?,
                 msgpack(&words)?,
             ],
-            LuaCall::Workspace | LuaCall::CurrentPositions | LuaCall::OpenEditors => vec![],
+            LuaCall::Workspace
+            | LuaCall::ProjectRoots
+            | LuaCall::CurrentPositions
+            | LuaCall::OpenEditors => vec![],
             LuaCall::OpenFile(request) => vec![msgpack(&request)?],
             LuaCall::LspRequest(query) => vec![msgpack(&query)?],
             LuaCall::LspEdit(query) => vec![msgpack(&query)?],
@@ -510,6 +521,16 @@ fn msgpack<T: Serialize>(payload: &T) -> Result<Value, String> {
     serde_json::to_value(payload)
         .map(|json| from_json(&json))
         .map_err(|e| e.to_string())
+}
+
+/// `project_roots`: where this Neovim's project is.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct ProjectRoots {
+    /// Neovim's global cwd.
+    pub cwd: String,
+    /// Workspace folders of its language servers (absolute paths).
+    #[serde(default)]
+    pub folders: Vec<String>,
 }
 
 /// One trigger from `lua/pi-ide/suggest/`.
@@ -692,6 +713,8 @@ mod tests {
                 pid: 2,
                 mcp_url: None,
                 mcp_error: None,
+                mcp_token_file: None,
+                mcp_token_warning: None,
                 languages: vec!["rust"],
             }),
             LuaCall::Client(
@@ -720,6 +743,7 @@ mod tests {
                 words: vec![],
             },
             LuaCall::Workspace,
+            LuaCall::ProjectRoots,
             LuaCall::CurrentPositions,
             LuaCall::OpenFile(OpenFile {
                 path: "/w/a".into(),
@@ -900,13 +924,17 @@ mod tests {
             pid: 3,
             mcp_url: Some("http://127.0.0.1:7/mcp".into()),
             mcp_error: None,
+            mcp_token_file: Some("/s/pi-ide/mcp-token".into()),
+            mcp_token_warning: None,
             languages: vec!["rust", "lua"],
         });
         assert_eq!(
             to_json(&started.into_args().unwrap()[1]),
             serde_json::json!({"version": "1", "seam": SEAM_VERSION, "port": 9,
                 "lockfile": "/l/9.lock", "claude_lockfile": "/c/9.lock", "claude_error": null, "pid": 3,
-                "mcp_url": "http://127.0.0.1:7/mcp", "mcp_error": null, "languages": ["rust", "lua"]})
+                "mcp_url": "http://127.0.0.1:7/mcp", "mcp_error": null,
+                "mcp_token_file": "/s/pi-ide/mcp-token", "mcp_token_warning": null,
+                "languages": ["rust", "lua"]})
         );
     }
 

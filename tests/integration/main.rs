@@ -26,6 +26,8 @@ mod mcp;
 mod mcp_edits;
 mod mcp_edits_lsp;
 mod mcp_http;
+mod mcp_lasting;
+mod mcp_python;
 mod mentions;
 mod pi_extension;
 mod properties;

@@ -67,6 +67,7 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["models", {"models": [], "current": null}, null]),
         json!(["diff_hunks", 1, 1, [[0, 1, 0, 1]], [0, 1, 0, 0, 1]]),
         json!(["workspace"]),
+        json!(["project_roots"]),
         json!(["current_positions"]),
         json!(["open_file", {"path": path, "start_text": "one", "select_to_end_of_line": true, "frontmost": true}]),
         json!(["open_file", {"path": path, "select_to_end_of_line": false, "frontmost": false}]),

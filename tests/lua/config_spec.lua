@@ -59,7 +59,7 @@ describe("config.apply", function()
     expect(values.mcp.enabled):equals(true)
     expect(#problems):equals(1)
     values = config.apply({ mcp = { enabled = false, port = 8123 } })
-    expect(values.mcp):equals({ enabled = false, port = 8123, approve_edits = true })
+    expect(values.mcp):equals({ enabled = false, port = 8123, approve_edits = true, session_idle_minutes = 0 })
   end)
 
   it("takes approve_edits as a boolean only", function()
@@ -68,6 +68,27 @@ describe("config.apply", function()
     expect(problems):contains("option `mcp.approve_edits` must be a boolean, got string (using the default)")
     values = config.apply({ mcp = { approve_edits = false } })
     expect(values.mcp.approve_edits):equals(false)
+  end)
+
+  it("checks the MCP session idle time: 0 (never, the default) or more", function()
+    expect(config.apply({}).mcp.session_idle_minutes):equals(0)
+    expect(config.apply({ mcp = { session_idle_minutes = 0.5 } }).mcp.session_idle_minutes):equals(0.5)
+    for _, bad in ipairs({ -1, math.huge, 0 / 0, "60" }) do
+      notified = {}
+      local values, problems = config.apply({ mcp = { session_idle_minutes = bad } })
+      expect(values.mcp.session_idle_minutes):equals(0)
+      expect(#problems):equals(1)
+      expect(problems[1]:find("mcp.session_idle_minutes", 1, true) ~= nil):equals(true)
+      expect(#notified):equals(1)
+    end
+  end)
+
+  it("keeps a working MCP default when the whole section is wrong", function()
+    notified = {}
+    local values, problems = config.apply({ mcp = "on" })
+    expect(values.mcp):equals({ enabled = true, port = 0, approve_edits = true, session_idle_minutes = 0 })
+    expect(problems):equals({ "option `mcp` must be a table, got string (using the default)" })
+    expect(#notified):equals(1)
   end)
 
   it("never throws on a non-table opts", function()

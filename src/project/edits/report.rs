@@ -125,7 +125,10 @@ mod tests {
     use super::*;
 
     fn project() -> Project {
-        Project { root: "/w".into() }
+        Project {
+            root: "/w".into(),
+            roots: vec!["/w".into()],
+        }
     }
 
     #[test]
