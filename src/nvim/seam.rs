@@ -21,7 +21,7 @@
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
 //! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
 //! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
-//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, timeout_ms}`; answered later by `lsp_answer` |
+//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, timeout_ms}`; answered later by `lsp_answer` |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
 //! | `review_open` | review                  | a socket client asked for a review `{id, root, files}`; a Lua error cancels it |
 //! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
@@ -180,12 +180,17 @@ pub struct SaveOutcome {
 #[derive(Debug, Serialize)]
 pub struct LspQuery {
     pub id: u64,
-    /// `hover`, `definition`, `references` or `symbols`.
+    /// `hover`, `definition`, `references`, `symbols`, `problems` (the
+    /// file's diagnostics once its servers published) or
+    /// `workspace_symbols` (of `text`, across the servers; no `path`).
     pub kind: &'static str,
     /// Absolute.
     pub path: String,
     pub line: u64,
     pub character: u64,
+    /// The query of `workspace_symbols`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Bound of the whole request, waiting for a server included.
     pub timeout_ms: u64,
 }
@@ -660,6 +665,7 @@ mod tests {
                 path: "/w/a.py".into(),
                 line: 0,
                 character: 4,
+                text: None,
                 timeout_ms: 5000,
             }),
             LuaCall::Socket(SocketInfo::default()),

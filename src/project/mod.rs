@@ -10,11 +10,13 @@
 //!   `list_directory_tree`.
 //! * [`lsp`]      – `get_symbol_info`, `find_definition`, `find_references`,
 //!   `get_document_symbols`, from Neovim's language servers.
+//! * [`symbol_search`] – `search_symbol`, workspace symbols.
 
 mod files;
 mod lsp;
 mod problems;
 mod search;
+mod symbol_search;
 
 use std::path::{Path, PathBuf};
 
@@ -49,6 +51,7 @@ pub const TOOLS: &[ProjectTool] = &[
     lsp::DEFINITION,
     lsp::REFERENCES,
     lsp::DOCUMENT_SYMBOLS,
+    symbol_search::SEARCH_SYMBOL,
 ];
 
 /// `[{name, description, inputSchema}]` for `tools/list`.
@@ -105,6 +108,7 @@ pub async fn call(state: &State, name: &str, arguments: Value) -> Option<Value> 
             "find_definition" => lsp::definition(state, &project, arguments).await,
             "find_references" => lsp::references(state, &project, arguments).await,
             "get_document_symbols" => lsp::document_symbols(state, &project, arguments).await,
+            "search_symbol" => symbol_search::search(state, &project, arguments).await,
             _ => problems::project_problems(state, &project, arguments).await,
         },
         Err(failure) => Err(failure),

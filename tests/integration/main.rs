@@ -24,6 +24,7 @@ mod load;
 mod lua;
 mod mcp;
 mod mcp_http;
+mod mcp_lsp;
 mod mentions;
 mod pi_extension;
 mod properties;
