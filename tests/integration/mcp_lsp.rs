@@ -90,7 +90,7 @@ async fn the_lsp_tools_answer_from_clangd_in_utf16_columns() {
         "lineText": "/* é */ int add_numbers(int a, int b);"});
     assert_eq!(
         locations(&calls[0]),
-        [declaration.clone()],
+        [declaration],
         "across files, 1-based UTF-16"
     );
     let usage = json!({"filePath": "main.c", "line": 4, "column": 15,
