@@ -36,10 +36,15 @@ function M.wait(buf, was_loaded, query, done)
   local started = vim.uv.now()
   local deadline = started + (query.timeout_ms or 5000)
   local attach_until = was_loaded and started or started + math.min(M.attach_ms, query.timeout_ms or 5000)
-  local timer = vim.uv.new_timer()
+  local timer = nil
+  local function stop()
+    if timer then
+      timer:stop()
+      timer:close()
+    end
+  end
   local function finish(clients, pending)
-    timer:stop()
-    timer:close()
+    stop()
     local servers = vim.tbl_map(function(client)
       return client.name
     end, clients)
@@ -48,27 +53,36 @@ function M.wait(buf, was_loaded, query, done)
       no_server = #clients == 0 or nil,
     })
   end
+  -- True once answered.
   local function look()
     if not vim.api.nvim_buf_is_valid(buf) then
-      timer:stop()
-      timer:close()
-      return done({ error = "the buffer of " .. query.path .. " is gone" })
+      stop()
+      done({ error = "the buffer of " .. query.path .. " is gone" })
+      return true
     end
     local now = vim.uv.now()
     local clients = vim.lsp.get_clients({ bufnr = buf })
     if #clients == 0 then
-      if now >= attach_until then
-        finish(clients, {})
+      if now < attach_until then
+        return false
       end
-      return
+      finish(clients, {})
+      return true
     end
     local pending = silent(buf, clients)
     if #pending == 0 or now >= deadline then
       finish(clients, pending)
+      return true
     end
+    return false
   end
+  -- A warm file is answered at once, without waiting for the loop.
+  if look() then
+    return
+  end
+  timer = vim.uv.new_timer()
   timer:start(
-    0,
+    POLL_MS,
     POLL_MS,
     vim.schedule_wrap(function()
       if not timer:is_closing() then
