@@ -17,11 +17,47 @@ local armed = false -- a flush went out less than FLUSH_MS ago
 local announced = false -- the host was told that dirty buffers are coming
 local held = {} -- buf -> true, last sent with diagnostics: the host holds some
 
-local function range(d)
+-- What each buffer has had published since it was created, for MCP
+-- get_file_problems to know when its servers' first diagnostics are in:
+-- buf -> { namespaces = { [ns] = true }, empty = n }. A cleared list names
+-- no namespace, so those are only counted.
+local arrived = {}
+
+--- Byte column `col` of line `lnum` of `buf` in UTF-16 code units, as LSP
+--- clients expect; `lines` caches the buffer's lines by number.
+local function utf16(buf, lnum, col, lines)
+  if lines[lnum] == nil then
+    lines[lnum] = vim.api.nvim_buf_get_lines(buf, lnum, lnum + 1, false)[1] or ""
+  end
+  local text = lines[lnum]
+  if not text:find("[\128-\255]") then
+    return col
+  end
+  local within = math.min(col, #text)
+  return vim.str_utfindex(text, "utf-16", within, false) + (col - within)
+end
+
+local function range(d, buf, lines)
+  local end_lnum, end_col = d.end_lnum or d.lnum, d.end_col or d.col
   return {
-    start = { line = d.lnum, character = d.col },
-    ["end"] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col },
+    start = { line = d.lnum, character = utf16(buf, d.lnum, d.col, lines) },
+    ["end"] = { line = end_lnum, character = utf16(buf, end_lnum, end_col, lines) },
   }
+end
+
+--- `buf`'s diagnostics as { severity, message, source, range }, 0-based
+--- with UTF-16 columns (vim.diagnostic keeps byte columns).
+function M.of(buf)
+  local list, lines = {}, {}
+  for i, d in ipairs(vim.diagnostic.get(buf)) do
+    list[i] = { severity = d.severity, message = d.message, source = d.source, range = range(d, buf, lines) }
+  end
+  return list
+end
+
+--- What `buf` has had published: { namespaces = { [ns] = true }, empty = n }.
+function M.arrived(buf)
+  return arrived[buf] or { namespaces = {}, empty = 0 }
 end
 
 -- The file a buffer's diagnostics belong to, or vim.NIL for buffers that
@@ -41,11 +77,7 @@ local function file(buf)
   if not vim.api.nvim_buf_is_valid(buf) then
     return { buf = buf, uri = vim.NIL, diagnostics = {} }
   end
-  local list = {}
-  for i, d in ipairs(vim.diagnostic.get(buf)) do
-    list[i] = { severity = d.severity, message = d.message, source = d.source, range = range(d) }
-  end
-  return { buf = buf, uri = uri(buf), diagnostics = list }
+  return { buf = buf, uri = uri(buf), diagnostics = M.of(buf) }
 end
 
 -- `always`: send even when nothing changed, so the host knows it is current.
@@ -91,12 +123,24 @@ end
 
 --- DiagnosticChanged: marks `args.buf`.
 function M.on_change(args)
+  local seen = arrived[args.buf] or { namespaces = {}, empty = 0 }
+  arrived[args.buf] = seen
+  local list = args.data and args.data.diagnostics or {}
+  if #list == 0 then
+    seen.empty = seen.empty + 1
+  end
+  for _, d in ipairs(list) do
+    seen.namespaces[d.namespace] = true
+  end
   mark(args.buf)
 end
 
 --- BufFilePost, BufWipeout: renaming or wiping a buffer moves or drops the
 --- diagnostics the host holds for it; other buffers are no news.
 function M.on_buffer(args)
+  if args.event == "BufWipeout" then
+    arrived[args.buf] = nil
+  end
   if held[args.buf] then
     mark(args.buf)
   end

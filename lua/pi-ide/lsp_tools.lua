@@ -1,7 +1,9 @@
 -- The MCP LSP tools' requests (seam call `lsp_request`), made with
 -- callbacks so Neovim never waits: the answer goes back to the host as the
 -- `lsp_answer` event. Positions to and from the host are 0-based with
--- UTF-16 columns, converted from and to each server's encoding.
+-- UTF-16 columns, converted from and to each server's encoding. Kinds:
+-- hover, definition, references, symbols (of a file), workspace_symbols
+-- (query.text) and problems (a file's diagnostics, see file_problems.lua).
 local M = {}
 
 -- How often to look for a language server on a freshly loaded file.
@@ -119,9 +121,38 @@ local function symbols(results, buf)
   return { symbols = out }
 end
 
---- Sends `method` to every client of `buf` that supports it; `done(results,
---- err)` once all answered or the deadline passed.
-local function send(buf, method, query, clients, deadline, done)
+-- At most this many workspace symbols go to the host, which cuts them to
+-- the call's limit.
+local MAX_WORKSPACE_SYMBOLS = 2000
+
+--- workspace/symbol results (SymbolInformation or WorkspaceSymbol, whose
+--- location may lack a range) as { name, kind, path, line, character }.
+local function found_symbols(results)
+  local out, cache = {}, {}
+  for _, entry in ipairs(results) do
+    for _, symbol in ipairs(entry.result) do
+      local location = symbol.location or {}
+      if location.uri and #out < MAX_WORKSPACE_SYMBOLS then
+        local path = vim.uri_to_fname(location.uri)
+        local start = location.range and location.range.start or { line = 0, character = 0 }
+        local text = line_of(path, start.line, cache)
+        table.insert(out, {
+          name = symbol.name,
+          kind = vim.lsp.protocol.SymbolKind[symbol.kind] or tostring(symbol.kind),
+          path = path,
+          line = start.line,
+          character = convert(text, start.character, entry.encoding, "utf-16"),
+        })
+      end
+    end
+  end
+  return { symbols = out }
+end
+
+--- Sends `method` to each of `clients` with `params(encoding)`; `done(results,
+--- err)` once all answered or the deadline passed. `buf` (or nil) is the
+--- buffer the request is about.
+local function send(method, clients, params, query, deadline, done, buf)
   local finished, pending, results, errors = false, #clients, {}, {}
   local function finish()
     if finished then
@@ -136,15 +167,7 @@ local function send(buf, method, query, clients, deadline, done)
   end
   for _, client in ipairs(clients) do
     local encoding = client.offset_encoding or "utf-16"
-    local params = { textDocument = { uri = vim.uri_from_bufnr(buf) } }
-    if query.kind ~= "symbols" then
-      local text = vim.api.nvim_buf_get_lines(buf, query.line, query.line + 1, false)[1] or ""
-      params.position = { line = query.line, character = convert(text, query.character, "utf-16", encoding) }
-    end
-    if query.kind == "references" then
-      params.context = { includeDeclaration = true }
-    end
-    client:request(method, params, function(err, result)
+    client:request(method, params(encoding), function(err, result)
       if err then
         table.insert(errors, client.name .. ": " .. tostring(err.message or err))
       elseif result ~= nil and result ~= vim.NIL then
@@ -167,27 +190,75 @@ local function send(buf, method, query, clients, deadline, done)
   end, left)
 end
 
+--- The parameters of a request about `buf` at the query's position.
+local function buffer_params(buf, query)
+  return function(encoding)
+    local params = { textDocument = { uri = vim.uri_from_bufnr(buf) } }
+    if query.kind ~= "symbols" then
+      local text = vim.api.nvim_buf_get_lines(buf, query.line, query.line + 1, false)[1] or ""
+      params.position = { line = query.line, character = convert(text, query.character, "utf-16", encoding) }
+    end
+    if query.kind == "references" then
+      params.context = { includeDeclaration = true }
+    end
+    return params
+  end
+end
+
+--- workspace/symbol `query.text` across every client that can answer it.
+local function workspace_symbols(query)
+  local method = "workspace/symbol"
+  local clients = vim.lsp.get_clients({ method = method })
+  if #clients == 0 then
+    return answer(query.id, { no_server = true })
+  end
+  local deadline = vim.uv.now() + (query.timeout_ms or 5000)
+  local params = function()
+    return { query = query.text or "" }
+  end
+  send(method, clients, params, query, deadline, function(results, err)
+    if err then
+      return answer(query.id, { error = err })
+    end
+    local ok, result = pcall(found_symbols, results)
+    answer(query.id, ok and { result = result } or { error = tostring(result) })
+  end)
+end
+
 --- Starts `query` = { id, kind, path, line, character, timeout_ms } and
 --- returns at once; the answer follows as `lsp_answer`.
 function M.request(query)
+  if query.kind == "workspace_symbols" then
+    return workspace_symbols(query)
+  end
   local method = methods[query.kind]
-  if not method then
+  if not method and query.kind ~= "problems" then
     error("pi-ide: unknown LSP request " .. tostring(query.kind), 0)
   end
+  if vim.fn.bufnr(query.path) == -1 and vim.fn.filereadable(query.path) == 0 then
+    return answer(query.id, { error = "no such file: " .. query.path })
+  end
   local buf = vim.fn.bufadd(query.path)
-  if not vim.api.nvim_buf_is_loaded(buf) then
+  local was_loaded = vim.api.nvim_buf_is_loaded(buf)
+  if not was_loaded then
     vim.fn.bufload(buf)
+  end
+  if query.kind == "problems" then
+    return require("pi-ide.file_problems").wait(buf, was_loaded, query, function(payload)
+      answer(query.id, payload)
+    end)
   end
   local started = vim.uv.now()
   local deadline = started + (query.timeout_ms or 5000)
-  local attach_until = started + math.min(M.attach_ms, query.timeout_ms or 5000)
+  -- A buffer loaded before had its servers attached then.
+  local attach_until = was_loaded and started or started + math.min(M.attach_ms, query.timeout_ms or 5000)
   local function try()
     if not vim.api.nvim_buf_is_valid(buf) then
       return answer(query.id, { error = "the buffer of " .. query.path .. " is gone" })
     end
     local clients = vim.lsp.get_clients({ bufnr = buf, method = method })
     if #clients > 0 then
-      return send(buf, method, query, clients, deadline, function(results, err)
+      return send(method, clients, buffer_params(buf, query), query, deadline, function(results, err)
         if err then
           return answer(query.id, { error = err })
         end
@@ -202,7 +273,7 @@ function M.request(query)
           return locations(results)
         end)
         answer(query.id, ok and { result = result } or { error = tostring(result) })
-      end)
+      end, buf)
     end
     local attached = #vim.lsp.get_clients({ bufnr = buf }) > 0
     if vim.uv.now() >= (attached and deadline or attach_until) then

@@ -82,7 +82,7 @@ M.calls = {
   buffer_text = function(path)
     return require("pi-ide.editors").text(path)
   end,
-  -- MCP LSP tools: starts { id, kind, path, line, character, timeout_ms }
+  -- MCP LSP tools: starts { id, kind, path, line, character, text?, timeout_ms }
   -- and returns at once; the answer follows as the `lsp_answer` event.
   lsp_request = function(query)
     require("pi-ide.lsp_tools").request(query)

@@ -9,7 +9,7 @@ use super::convert::to_json;
 use super::seam::LuaCall;
 use crate::selection::Positions;
 
-pub type Nvim = Neovim<Compat<tokio::fs::File>>;
+pub type Nvim = Neovim<Compat<super::stdio::Output>>;
 
 /// The one Lua entry point the host calls.
 const SEAM_CALL: &str = "return require('pi-ide.seam').call(...)";

@@ -81,7 +81,7 @@ fn buffer_handle(value: &Value) -> Option<i64> {
 
 #[async_trait]
 impl nvim_rs::Handler for NvimHandler {
-    type Writer = Compat<tokio::fs::File>;
+    type Writer = Compat<super::stdio::Output>;
 
     async fn handle_notify(&self, name: String, args: Vec<Value>, _: Neovim<Self::Writer>) {
         if name.starts_with("nvim_buf_") {

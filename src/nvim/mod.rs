@@ -5,14 +5,15 @@
 //! * [`editor`]  – calls into Neovim from spawned tasks.
 //! * [`handler`] – receives notifications and forwards them.
 //! * [`convert`] – msgpack ⇄ JSON values.
+//! * [`stdio`]   – the channel's ends, stdin and stdout.
 
 pub mod convert;
 pub(crate) mod editor;
 pub(crate) mod handler;
 pub mod seam;
+mod stdio;
 
 use std::io;
-use std::os::fd::AsFd;
 
 use nvim_rs::Neovim;
 use nvim_rs::error::LoopError;
@@ -22,18 +23,12 @@ use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 use editor::Nvim;
 use handler::NvimHandler;
 
-/// Largest chunk buffered for Neovim's pipe. tokio's default (2 MiB) stays
-/// allocated for the host's lifetime once a large diff was sent.
-const STDOUT_BUFFER: usize = 64 * 1024;
-
 /// The RPC I/O loop; it ends when Neovim closes the channel.
 pub(crate) type IoLoop = JoinHandle<Result<(), Box<LoopError>>>;
 
 /// Attaches to the Neovim that started us over stdin/stdout.
 pub(crate) fn attach_parent(handler: NvimHandler) -> io::Result<(Nvim, IoLoop)> {
-    let stdout = std::fs::File::from(io::stdout().as_fd().try_clone_to_owned()?);
-    let mut stdout = tokio::fs::File::from_std(stdout);
-    stdout.set_max_buf_size(STDOUT_BUFFER);
-    let (nvim, io_loop) = Neovim::new(tokio::io::stdin().compat(), stdout.compat_write(), handler);
+    let (input, output) = stdio::open()?;
+    let (nvim, io_loop) = Neovim::new(input.compat(), output.compat_write(), handler);
     Ok((nvim, tokio::spawn(io_loop)))
 }

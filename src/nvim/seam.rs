@@ -22,7 +22,7 @@
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
 //! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
 //! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
-//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, timeout_ms}`; answered later by `lsp_answer` |
+//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, timeout_ms}`; answered later by `lsp_answer` |
 //! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), computed without touching buffers; answered later by `lsp_answer` with `{files = [{path, text}]}` or `{actions}` |
 //! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked; → `{ok, error?, written}` |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
@@ -263,12 +263,17 @@ pub struct SaveOutcome {
 #[derive(Debug, Serialize)]
 pub struct LspQuery {
     pub id: u64,
-    /// `hover`, `definition`, `references` or `symbols`.
+    /// `hover`, `definition`, `references`, `symbols`, `problems` (the
+    /// file's diagnostics once its servers published) or
+    /// `workspace_symbols` (of `text`, across the servers; no `path`).
     pub kind: &'static str,
     /// Absolute.
     pub path: String,
     pub line: u64,
     pub character: u64,
+    /// The query of `workspace_symbols`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Bound of the whole request, waiting for a server included.
     pub timeout_ms: u64,
 }
@@ -770,6 +775,7 @@ mod tests {
                 path: "/w/a.py".into(),
                 line: 0,
                 character: 4,
+                text: None,
                 timeout_ms: 5000,
             }),
             LuaCall::LspEdit(LspEditQuery {

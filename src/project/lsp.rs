@@ -17,7 +17,7 @@ use crate::outline::document::Document;
 use crate::state::State;
 
 /// Bound of one LSP tool call in Neovim, waiting for a server included.
-const TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const TIMEOUT: Duration = Duration::from_secs(10);
 
 fn position_properties() -> Value {
     json!({
@@ -77,28 +77,37 @@ async fn ask(
     line: u64,
     character: u64,
 ) -> Result<LspAnswer, Failure> {
-    let (id, answer) = state.lsp.open();
     let query = LspQuery {
-        id,
+        id: 0,
         kind,
         path: path.to_owned(),
         line,
         character,
+        text: None,
         timeout_ms: TIMEOUT.as_millis() as u64,
     };
+    send(state, query).await
+}
+
+/// Hands `query` to Lua under a fresh id and waits, a little longer than its
+/// own bound, for the answer.
+pub(super) async fn send(state: &State, mut query: LspQuery) -> Result<LspAnswer, Failure> {
+    let (id, answer) = state.lsp.open();
+    query.id = id;
+    let bound = Duration::from_millis(query.timeout_ms);
     if let Err(e) = state.editor.call(LuaCall::LspRequest(query)).await {
         state.lsp.forget(id);
         return Err(Failure(format!(
             "Neovim could not ask its language servers: {e}"
         )));
     }
-    match tokio::time::timeout(TIMEOUT + Duration::from_secs(2), answer).await {
+    match tokio::time::timeout(bound + Duration::from_secs(2), answer).await {
         Ok(Ok(answer)) => Ok(answer),
         _ => {
             state.lsp.forget(id);
             Err(Failure(format!(
                 "no answer from Neovim's language servers within {} s",
-                TIMEOUT.as_secs()
+                bound.as_secs()
             )))
         }
     }
@@ -251,7 +260,7 @@ pub async fn document_symbols(state: &State, project: &Project, args: Value) -> 
 
 /// The tree-sitter outline's definitions as symbols; `None` without a
 /// grammar for `filetype`.
-async fn outline_symbols(
+pub(super) async fn outline_symbols(
     state: &State,
     path: &str,
     relative: &str,

@@ -14,12 +14,14 @@
 //! * [`edits`]    – the tools that change files, through the person's
 //!   approval: `replace_text_in_file`, `create_new_file`, `reformat_file`,
 //!   `rename_refactoring`, `get_code_actions`, `apply_code_action`.
+//! * [`symbol_search`] – `search_symbol`, workspace symbols.
 
 mod edits;
 mod files;
 mod lsp;
 mod problems;
 mod search;
+mod symbol_search;
 
 use std::path::{Path, PathBuf};
 
@@ -61,6 +63,7 @@ pub const TOOLS: &[ProjectTool] = &[
     edits::lsp::RENAME,
     edits::lsp::CODE_ACTIONS,
     edits::lsp::APPLY_CODE_ACTION,
+    symbol_search::SEARCH_SYMBOL,
 ];
 
 /// `[{name, description, inputSchema}]` for `tools/list`.
@@ -123,6 +126,7 @@ pub async fn call(state: &State, name: &str, arguments: Value) -> Option<Value> 
             "rename_refactoring" => edits::lsp::rename(state, &project, arguments).await,
             "get_code_actions" => edits::lsp::code_actions(state, &project, arguments).await,
             "apply_code_action" => edits::lsp::apply_action(state, &project, arguments).await,
+            "search_symbol" => symbol_search::search(state, &project, arguments).await,
             _ => problems::project_problems(state, &project, arguments).await,
         },
         Err(failure) => Err(failure),

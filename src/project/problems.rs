@@ -1,15 +1,24 @@
-//! `get_file_problems {filePath, errorsOnly}` and `get_project_problems {}`,
-//! answered from the host's diagnostics mirror, with 1-based positions.
+//! `get_file_problems {filePath, errorsOnly}`, asked of Neovim (which loads
+//! the file and waits, boundedly, for its language servers' first
+//! diagnostics), and `get_project_problems {}`, answered from the host's
+//! diagnostics mirror. Positions are 1-based, columns in UTF-16 code units.
+
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Project, ProjectTool, arguments};
+use super::{Answer, Failure, Project, ProjectTool, arguments, lsp};
+use crate::nvim::seam::LspQuery;
 use crate::state::State;
+
+/// How long a call waits for the file's language servers to publish their
+/// first diagnostics (a server that never does costs this much).
+const FIRST_DIAGNOSTICS: Duration = Duration::from_secs(5);
 
 pub const FILE_PROBLEMS: ProjectTool = ProjectTool {
     name: "get_file_problems",
-    description: "Problems (diagnostics from language servers and anything else in vim.diagnostic) Neovim knows for one file; lines and columns are 1-based.",
+    description: "Problems (diagnostics from language servers and anything else in vim.diagnostic) of one file, loading it if needed and waiting a few seconds at most for its language servers' first diagnostics; lines and columns are 1-based (columns in UTF-16 code units).",
     properties: || {
         json!({
             "filePath": {"type": "string", "description": "Path relative to the project root"},
@@ -42,20 +51,43 @@ pub async fn file_problems(state: &State, project: &Project, args: Value) -> Ans
     let args: FileArgs = arguments("get_file_problems", args)?;
     let path = project.resolve(&args.file_path)?;
     let relative = project.relative(&path);
-    let wanted = super::canonical(&path);
-    let files = state.diagnostics.files().await;
-    let raw = files
-        .iter()
-        .find(|(file, _)| *file == path || super::canonical(file) == wanted)
-        .map(|(_, list)| list.as_slice())
-        .unwrap_or_default();
-    let errors: Vec<Value> = raw
-        .iter()
+    let query = LspQuery {
+        id: 0,
+        kind: "problems",
+        path,
+        line: 0,
+        character: 0,
+        text: None,
+        timeout_ms: FIRST_DIAGNOSTICS.as_millis() as u64,
+    };
+    let answer = lsp::send(state, query).await?;
+    if let Some(error) = answer.error {
+        return Err(Failure(format!("{relative}: {error}")));
+    }
+    let found = answer.result.unwrap_or_default();
+    let errors: Vec<Value> = list(&found["diagnostics"])
         .filter(|d| !args.errors_only || severity_number(d) == 1)
         .map(problem)
         .collect();
-    let text = render(&[(relative.clone(), errors.clone())]);
-    Ok((text, json!({"filePath": relative, "errors": errors})))
+    let mut text = render(&[(relative.clone(), errors.clone())]);
+    let mut structured = json!({"filePath": relative, "errors": errors});
+    let silent: Vec<&str> = list(&found["pending"]).filter_map(Value::as_str).collect();
+    if answer.no_server {
+        text.push_str("\n(no language server is attached to this file)");
+    } else if !silent.is_empty() {
+        text.push_str(&format!(
+            "\n({} published no diagnostics for this file within {} s)",
+            silent.join(", "),
+            FIRST_DIAGNOSTICS.as_secs()
+        ));
+        structured["serversNotReported"] = json!(silent);
+    }
+    Ok((text, structured))
+}
+
+/// The items of a list from Lua (where an empty one arrives as a map).
+fn list(value: &Value) -> impl Iterator<Item = &Value> {
+    value.as_array().into_iter().flatten()
 }
 
 pub async fn project_problems(state: &State, project: &Project, _args: Value) -> Answer {

@@ -2,13 +2,16 @@
 //! per figure, `name: value unit`, each the median of repeated runs.
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
-//! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`) to run one group.
+//! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `mcp_tools`) to
+//! run one group.
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
 
 mod diagnostics;
 mod editor;
+mod mcp_client;
+mod mcp_tools;
 mod stamped;
 mod suggestions;
 
@@ -52,5 +55,8 @@ async fn main() {
     }
     if runs("diagnostics") {
         diagnostics::run().await;
+    }
+    if runs("mcp_tools") {
+        mcp_tools::run().await;
     }
 }

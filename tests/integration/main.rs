@@ -27,6 +27,7 @@ mod mcp_edits;
 mod mcp_edits_lsp;
 mod mcp_http;
 mod mcp_lasting;
+mod mcp_lsp;
 mod mcp_python;
 mod mentions;
 mod pi_extension;

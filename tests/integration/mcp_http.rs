@@ -14,7 +14,7 @@ use crate::common::{Session, eventually, repo_root};
 use crate::pi_extension::require_node_deps;
 
 /// `(url, token)` from the pi lockfile.
-async fn endpoint(session: &Session) -> (String, String) {
+pub(crate) async fn endpoint(session: &Session) -> (String, String) {
     let (_, lock) = session.lockfile().await;
     let url = lock["mcpUrl"]
         .as_str()
@@ -24,7 +24,7 @@ async fn endpoint(session: &Session) -> (String, String) {
 }
 
 /// Runs the SDK client with `calls`; its JSON report.
-fn sdk_client(url: &str, token: &str, calls: Value) -> Value {
+pub(crate) fn sdk_client(url: &str, token: &str, calls: Value) -> Value {
     require_node_deps();
     let script = repo_root().join("tests/mcp/client.mjs");
     let out = Command::new("node")
@@ -67,7 +67,7 @@ async fn status_of(url: &str, headers: &str) -> u16 {
         .unwrap_or_else(|| panic!("no status in {head:?}"))
 }
 
-fn structured(call: &Value) -> &Value {
+pub(crate) fn structured(call: &Value) -> &Value {
     assert_ne!(call["isError"], json!(true), "{call}");
     &call["structuredContent"]
 }
@@ -134,6 +134,7 @@ async fn the_npm_sdk_lists_and_calls_the_project_tools() {
             "rename_refactoring",
             "get_code_actions",
             "apply_code_action",
+            "search_symbol",
         ]
     );
     for tool in tools {

@@ -182,6 +182,27 @@ describe("diagnostics", function()
     expect(files[1].buf):equals(second)
   end)
 
+  it("sends columns in UTF-16 code units and records what was published", function()
+    local buf = file_buffer("utf16.lua")
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, { 'local s = "é😀" .. y', "" })
+    settle()
+    local arrived = require("pi-ide.diagnostics").arrived(buf)
+    expect(arrived.empty):equals(0)
+    -- Byte 22 is `y` (é: 2 bytes, 1 unit; 😀: 4 bytes, 2 units); an end
+    -- past the line (23 bytes) keeps its overhang.
+    vim.diagnostic.set(ns, buf, { { lnum = 0, col = 22, end_col = 25, message = "y?", severity = 1 } })
+    local files = next_files()
+    expect(files[1].diagnostics[1].range):equals({
+      start = { line = 0, character = 19 },
+      ["end"] = { line = 0, character = 22 },
+    })
+    settle()
+    vim.diagnostic.set(ns, buf, {})
+    arrived = require("pi-ide.diagnostics").arrived(buf)
+    expect(arrived.namespaces[ns]):equals(true)
+    expect(arrived.empty):equals(1)
+  end)
+
   it("sends every buffer with diagnostics when the host starts, and an empty snapshot without any", function()
     local a, b = file_buffer("all_a.lua"), file_buffer("all_b.lua")
     one_error(a, "a")

@@ -1,0 +1,132 @@
+//! `search_symbol {q, limit?}`: the language servers' workspace symbols
+//! matching `q`, the project's own first; without a server that answers
+//! `workspace/symbol`, the tree-sitter outline of the open buffers.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Answer, Failure, Project, ProjectTool, arguments, lsp};
+use crate::nvim::seam::{LspQuery, LuaCall, OpenEditor};
+use crate::state::State;
+
+const DEFAULT_LIMIT: usize = 50;
+
+pub const SEARCH_SYMBOL: ProjectTool = ProjectTool {
+    name: "search_symbol",
+    description: "Symbols whose name matches q across the workspace, from the language servers (what they have indexed), else from the tree-sitter outline of the open buffers: {name, kind, filePath, line, column}, 1-based (columns in UTF-16 code units), the project's own first.",
+    properties: || {
+        json!({
+            "q": {"type": "string", "description": "The name, or part of it, to look for"},
+            "limit": {"type": "integer", "minimum": 1, "description": "At most this many symbols (default 50)"},
+        })
+    },
+    required: &["q"],
+};
+
+#[derive(Debug, Deserialize)]
+struct Args {
+    q: String,
+    limit: Option<usize>,
+}
+
+pub async fn search(state: &State, project: &Project, args: Value) -> Answer {
+    let args: Args = arguments("search_symbol", args)?;
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    let query = LspQuery {
+        id: 0,
+        kind: "workspace_symbols",
+        path: String::new(),
+        line: 0,
+        character: 0,
+        text: Some(args.q.clone()),
+        timeout_ms: lsp::TIMEOUT.as_millis() as u64,
+    };
+    let answer = lsp::send(state, query).await?;
+    let (mut symbols, source) = if answer.no_server {
+        (outline_matches(state, project, &args.q).await?, "outline")
+    } else if let Some(error) = answer.error {
+        return Err(Failure(error));
+    } else {
+        let found = answer.result.unwrap_or_default();
+        let symbols = found["symbols"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                let path = s["path"].as_str().unwrap_or_default();
+                json!({
+                    "name": s["name"],
+                    "kind": s["kind"],
+                    "filePath": project.relative(path),
+                    "line": s["line"].as_u64().unwrap_or(0) + 1,
+                    "column": s["character"].as_u64().unwrap_or(0) + 1,
+                })
+            })
+            .collect();
+        (symbols, "lsp")
+    };
+    // Relative paths are the project's; a stable sort keeps the servers'
+    // ranking within each group.
+    symbols.sort_by_key(|s| s["filePath"].as_str().is_some_and(|p| p.starts_with('/')));
+    let limit_reached = symbols.len() > limit;
+    symbols.truncate(limit);
+    let mut text = if symbols.is_empty() {
+        format!("no symbol matches {:?}", args.q)
+    } else {
+        symbols
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}:{}:{}: {} {}",
+                    s["filePath"].as_str().unwrap_or_default(),
+                    s["line"],
+                    s["column"],
+                    s["kind"].as_str().unwrap_or_default(),
+                    s["name"].as_str().unwrap_or_default()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if limit_reached {
+        text.push_str(&format!("\n(cut at the limit of {limit})"));
+    }
+    if source == "outline" {
+        text.push_str(
+            "\n(no language server that can search symbols is attached: \
+             matched the tree-sitter outline of the open buffers)",
+        );
+    }
+    Ok((
+        text,
+        json!({"symbols": symbols, "limitReached": limit_reached, "source": source}),
+    ))
+}
+
+/// The outline definitions of the open buffers inside the project whose
+/// name contains `q`, ignoring case.
+async fn outline_matches(state: &State, project: &Project, q: &str) -> Result<Vec<Value>, Failure> {
+    let open = state
+        .editor
+        .query::<Vec<OpenEditor>>(LuaCall::OpenEditors)
+        .await
+        .map_err(|e| Failure(format!("Neovim could not list its buffers: {e}")))?
+        .unwrap_or_default();
+    let wanted = q.to_lowercase();
+    let mut found = Vec::new();
+    for editor in open {
+        let relative = project.relative(&editor.path);
+        if relative.starts_with('/') {
+            continue;
+        }
+        let symbols = lsp::outline_symbols(state, &editor.path, &relative, &editor.filetype)
+            .await
+            .unwrap_or_default();
+        found.extend(symbols.into_iter().filter(|s| {
+            s["name"]
+                .as_str()
+                .is_some_and(|name| name.to_lowercase().contains(&wanted))
+        }));
+    }
+    Ok(found)
+}
