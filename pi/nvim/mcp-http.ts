@@ -107,15 +107,16 @@ export class McpHttpClient {
 		} catch (err) {
 			throw new McpError((err as Error).message, "stale");
 		}
-		const result = await this.send(
-			"initialize",
-			{
-				protocolVersion: PROTOCOL_VERSION,
-				capabilities: {},
-				clientInfo: this.options.clientInfo,
-			},
-			{ signal, idleTimeoutMs: SETUP_TIMEOUT_MS },
-		);
+		const params = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: this.options.clientInfo };
+		const options = { signal, idleTimeoutMs: SETUP_TIMEOUT_MS };
+		let result: unknown;
+		try {
+			result = await this.send("initialize", params, options);
+		} catch (err) {
+			// A kept-alive connection to a Neovim that restarted on the same port fails once.
+			if (!(err instanceof McpError && err.kind === "network")) throw err;
+			result = await this.send("initialize", params, options);
+		}
 		if (!isObject(result) || typeof result.protocolVersion !== "string") {
 			throw new McpError("initialize answered without a protocolVersion", "protocol");
 		}
@@ -221,7 +222,7 @@ export class McpHttpClient {
 		} catch (err) {
 			if (signal.aborted) throw err;
 			const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-			const why = cause?.code ?? cause?.message ?? (err as Error).message;
+			const why = cause?.code === "ECONNREFUSED" ? "connection refused" : (cause?.message ?? (err as Error).message);
 			throw new McpError(`cannot reach ${this.options.url} (${why})`, "network");
 		}
 	}
@@ -281,8 +282,9 @@ export class McpHttpClient {
 			if (timedOut || options.signal?.aborted) {
 				this.cancelRemote(id, timedOut ? "timeout" : "cancelled by the user");
 				if (timedOut) {
-					const seconds = Math.round((options.idleTimeoutMs ?? 0) / 1000);
-					throw new McpError(`${method}: no answer from Neovim within ${seconds} s`, "timeout");
+					const ms = options.idleTimeoutMs ?? 0;
+					const bound = ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+					throw new McpError(`${method}: no answer from Neovim within ${bound}`, "timeout");
 				}
 				throw new McpError(`${method} cancelled`, "cancelled");
 			}
