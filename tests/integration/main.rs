@@ -25,6 +25,7 @@ mod lua;
 mod mcp;
 mod mcp_http;
 mod mentions;
+mod pi_bridge;
 mod pi_extension;
 mod properties;
 mod reload;
