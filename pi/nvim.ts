@@ -16,7 +16,16 @@
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import type { TSchema } from "typebox";
-import { checkUrl, chooseLockfile, type Lockfile, lockDir, lockfileForUrl, readLockfiles, isWorkspaceRoot } from "./nvim/discovery.ts";
+import {
+	checkUrl,
+	chooseLockfile,
+	isWorkspaceRoot,
+	type Lockfile,
+	lockDir,
+	lockfileForUrl,
+	pidAlive,
+	readLockfiles,
+} from "./nvim/discovery.ts";
 import { McpError, McpHttpClient, type McpTool, type Progress } from "./nvim/mcp-http.ts";
 import { readSavedUrl, saveUrl, settingsPath } from "./nvim/settings.ts";
 import {
@@ -249,7 +258,8 @@ export default function nvimExtension(pi: ExtensionAPI): void {
 			expose(tools);
 			link = { ...link, phase: "connected", server: `${server.name} ${server.version}`.trim() };
 			if (!isWorkspaceRoot(chosen, ctx.cwd)) {
-				link.warning = `pi's cwd ${ctx.cwd} is not a root of this Neovim (${chosen.workspaceFolders.join(", ")}): it will refuse calls for it.`;
+				const roots = chosen.workspaceFolders.join(", ");
+				link.warning = `pi's cwd ${ctx.cwd} is not a root of this Neovim (${roots}): it will refuse calls for it.`;
 			}
 		} catch (err) {
 			if (mine !== generation) return;
@@ -336,7 +346,7 @@ export default function nvimExtension(pi: ExtensionAPI): void {
 		const urls = new Set<string>();
 		const saved = readSavedUrl(settingsPath());
 		if (saved) urls.add(saved);
-		for (const lock of readLockfiles(lockDir())) urls.add(lock.mcpUrl);
+		for (const lock of readLockfiles(lockDir())) if (pidAlive(lock.pid)) urls.add(lock.mcpUrl);
 		const items = [...urls]
 			.filter((u) => u.startsWith(rest[0] ?? ""))
 			.map((u) => ({ value: `connect ${u}`, label: u }));

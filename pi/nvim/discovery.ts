@@ -48,7 +48,9 @@ export function checkUrl(raw: string): UrlCheck {
 	if (!isLoopbackHost(url.hostname)) {
 		return {
 			ok: false,
-			error: `${text}: ${url.hostname} is not a loopback address; the bridge only talks to a Neovim on this machine (127.0.0.1, localhost, [::1])`,
+			error:
+				`${text}: ${url.hostname} is not a loopback address; ` +
+				"the bridge only talks to a Neovim on this machine (127.0.0.1, localhost, [::1])",
 		};
 	}
 	if (url.username || url.password) return { ok: false, error: `${text}: credentials do not belong in the URL` };

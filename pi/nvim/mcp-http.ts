@@ -311,7 +311,9 @@ export class McpHttpClient {
 		try {
 			for (;;) {
 				const { done, value } = await reader.read();
-				const events = done ? [...parser.push(decoder.decode()), ...parser.end()] : parser.push(decoder.decode(value, { stream: true }));
+				const events = done
+					? [...parser.push(decoder.decode()), ...parser.end()]
+					: parser.push(decoder.decode(value, { stream: true }));
 				for (const event of events) {
 					if (event.event !== "message" || event.data.trim() === "") continue;
 					let msg: unknown;

@@ -90,7 +90,10 @@ export function toPiSchema(input: unknown): PiSchema | { error: string } {
 /** The model-facing description: the remote one plus where it runs. */
 export function describe(tool: McpTool): string {
 	const own = (tool.description ?? tool.title ?? tool.name).trim();
-	return `${own}\n\nAnswered by the Neovim editing this project (pi-ide.nvim): it sees unsaved buffer text and its language servers. Paths are relative to the project root; lines and columns are 1-based.`;
+	return (
+		`${own}\n\nAnswered by the Neovim editing this project (pi-ide.nvim): it sees unsaved buffer text ` +
+		"and its language servers. Paths are relative to the project root; lines and columns are 1-based."
+	);
 }
 
 /** First sentence of the description, for pi's "Available tools" list. */

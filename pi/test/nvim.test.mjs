@@ -5,7 +5,20 @@
 // an event stream. The whole bridge against real Neovim and real pi is
 // tests/integration/pi_bridge.rs.
 
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	realpathSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+	utimesSync,
+	writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -47,6 +60,54 @@ test("the bridge imports nothing at runtime but node: builtins, typebox and its 
 			assert.ok(allowed, `${file} imports ${spec} at runtime; pi may not resolve it`);
 		}
 		assert.doesNotMatch(source, /\brequire\(|import\(/, `${file} loads modules dynamically`);
+	}
+});
+
+test("at start-up the extension only registers /nvim; completions name the subcommands and live URLs", async () => {
+	const { default: nvimExtension } = await jiti.import("../nvim.ts");
+	const calls = [];
+	const handlers = {};
+	let command;
+	// Any other use of pi's API (tools, files through it) at load is a failure.
+	const pi = new Proxy(
+		{},
+		{
+			get: (_, name) => {
+				if (name === "registerCommand") return (n, options) => (calls.push(`command:${n}`), (command = options));
+				if (name === "on") return (event, h) => (calls.push(`on:${event}`), (handlers[event] = h));
+				return () => {
+					throw new Error(`pi.${String(name)} called at start-up`);
+				};
+			},
+		},
+	);
+	nvimExtension(pi);
+	assert.deepEqual(calls.sort(), ["command:nvim", "on:session_shutdown", "on:session_start"]);
+	const ui = new Proxy({}, { get: (_, name) => () => assert.fail(`ui.${String(name)} at session start`) });
+	handlers.session_start({ type: "session_start", reason: "startup" }, { ui, hasUI: true, cwd: "/nowhere" });
+
+	const dir = scratch();
+	const saved = { PI_CODING_AGENT_DIR: process.env.PI_CODING_AGENT_DIR, PI_IDE_LOCK_DIR: process.env.PI_IDE_LOCK_DIR };
+	process.env.PI_CODING_AGENT_DIR = join(dir, "agent");
+	process.env.PI_IDE_LOCK_DIR = join(dir, "locks");
+	try {
+		mkdirSync(join(dir, "agent"));
+		mkdirSync(join(dir, "locks"));
+		writeFileSync(join(dir, "agent", "settings.json"), JSON.stringify({ nvim: { url: "http://127.0.0.1:7/mcp" } }));
+		writeLock(join(dir, "locks"), 8, lock(process.pid, ["/p"], 8));
+		writeLock(join(dir, "locks"), 9, lock(DEAD, ["/p"], 9));
+		const complete = (prefix) => command.getArgumentCompletions(prefix)?.map((i) => i.value) ?? null;
+		assert.deepEqual(complete(""), ["connect", "disconnect", "reconnect", "status", "tools"]);
+		assert.deepEqual(complete("re"), ["reconnect"]);
+		assert.equal(complete("zz"), null);
+		assert.deepEqual(complete("connect "), ["connect http://127.0.0.1:7/mcp", "connect http://127.0.0.1:8/mcp"]);
+		assert.deepEqual(complete("connect http://127.0.0.1:8"), ["connect http://127.0.0.1:8/mcp"]);
+		assert.equal(complete("status x"), null);
+	} finally {
+		for (const [k, v] of Object.entries(saved)) {
+			if (v === undefined) delete process.env[k];
+			else process.env[k] = v;
+		}
 	}
 });
 
@@ -339,7 +400,8 @@ async function mcpServer({ mode = "sse", token = "t1", handle }) {
 				const id = `s${server.nextSession++}`;
 				server.sessions.add(id);
 				res.writeHead(200, { "content-type": "application/json", "mcp-session-id": id });
-				res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "stub", version: "9" } } }));
+				const result = { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "stub", version: "9" } };
+				res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
 				return;
 			}
 			if (!server.sessions.has(req.headers["mcp-session-id"])) {
@@ -379,7 +441,8 @@ async function mcpServer({ mode = "sse", token = "t1", handle }) {
 
 const echo = (msg, reply) => {
 	if (msg.method === "tools/list") {
-		const page = msg.params.cursor ? [{ name: "b", inputSchema: { type: "object" } }] : [{ name: "a", inputSchema: { type: "object" } }, { bad: true }];
+		const tool = (name) => ({ name, inputSchema: { type: "object" } });
+		const page = msg.params.cursor ? [tool("b")] : [tool("a"), { bad: true }];
 		reply({ result: { tools: page, ...(msg.params.cursor ? {} : { nextCursor: "p2" }) } });
 	} else if (msg.params.name === "fail") {
 		reply({ error: { code: -32602, message: "unknown tool: fail" } });
@@ -446,7 +509,10 @@ test("client: progress re-arms the idle timeout, server pings are answered, a si
 		await waitUntil(() => server.seen.some((s) => s.msg?.id === "srv-1" && s.msg.result), "the ping's answer");
 
 		const started = Date.now();
-		await assert.rejects(client.callTool("silent", {}, { idleTimeoutMs: 200 }), (e) => e.kind === "timeout" && /no answer from Neovim within 200 ms/.test(e.message));
+		await assert.rejects(
+			client.callTool("silent", {}, { idleTimeoutMs: 200 }),
+			(e) => e.kind === "timeout" && /no answer from Neovim within 200 ms/.test(e.message),
+		);
 		assert.ok(Date.now() - started < 2_000);
 		const silent = server.seen.find((s) => s.msg?.params?.name === "silent").msg.id;
 		await waitUntil(

@@ -46,7 +46,8 @@ const notifyAfter = (from, re) =>
 	find(from, (e) => e.type === "extension_ui_request" && e.method === "notify" && re.test(e.message));
 
 function chunk(delta, finish) {
-	return { id: "chatcmpl-stub", object: "chat.completion.chunk", created: 0, model: "stub-model", choices: [{ index: 0, delta, finish_reason: finish }] };
+	const choices = [{ index: 0, delta, finish_reason: finish }];
+	return { id: "chatcmpl-stub", object: "chat.completion.chunk", created: 0, model: "stub-model", choices };
 }
 
 function text(content) {
@@ -114,7 +115,10 @@ writeFileSync(settingsFile, JSON.stringify({ unrelatedKey: { kept: true }, nvim:
 
 const pi = spawn(
 	process.execPath,
-	[piCli, "--mode", "rpc", "--no-session", "--offline", "--provider", "stub", "--model", "stub-model", "-e", path.join(piDir, "nvim.ts")],
+	[
+		...[piCli, "--mode", "rpc", "--no-session", "--offline"],
+		...["--provider", "stub", "--model", "stub-model", "-e", path.join(piDir, "nvim.ts")],
+	],
 	{
 		cwd,
 		env: {
