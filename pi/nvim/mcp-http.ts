@@ -221,9 +221,7 @@ export class McpHttpClient {
 			});
 		} catch (err) {
 			if (signal.aborted) throw err;
-			const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-			const why = cause?.code === "ECONNREFUSED" ? "connection refused" : (cause?.message ?? (err as Error).message);
-			throw new McpError(`cannot reach ${this.options.url} (${why})`, "network");
+			throw networkError(this.options.url, err);
 		}
 	}
 
@@ -288,7 +286,8 @@ export class McpHttpClient {
 				}
 				throw new McpError(`${method} cancelled`, "cancelled");
 			}
-			throw err;
+			// A stream cut mid-answer (Neovim quit) surfaces from the body reader.
+			throw err instanceof McpError ? err : networkError(this.options.url, err);
 		} finally {
 			clearTimeout(timer);
 			options.signal?.removeEventListener("abort", onAbort);
@@ -370,6 +369,15 @@ function settle(what: string, answer: JsonObject): unknown {
 	}
 	if (!("result" in answer)) throw new McpError(`${what}: an answer with neither result nor error`, "protocol");
 	return answer.result;
+}
+
+function networkError(url: string, err: unknown): McpError {
+	const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+	if (cause?.code === "UND_ERR_HEADERS_TIMEOUT" || cause?.code === "UND_ERR_BODY_TIMEOUT") {
+		return new McpError(`${url} stopped sending (${cause.code})`, "timeout");
+	}
+	const why = cause?.code === "ECONNREFUSED" ? "connection refused" : (cause?.message ?? (err as Error).message);
+	return new McpError(`cannot reach ${url} (${why})`, "network");
 }
 
 async function httpError(response: Response): Promise<McpError> {

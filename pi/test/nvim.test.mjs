@@ -480,7 +480,7 @@ for (const mode of ["json", "sse"]) {
 
 test("client: progress re-arms the idle timeout, server pings are answered, a silent call times out and is cancelled", async () => {
 	const server = await mcpServer({
-		handle: (msg, reply, send) => {
+		handle: (msg, reply, send, res) => {
 			if (msg.params.name === "slow") {
 				const token = msg.params._meta.progressToken;
 				send({ jsonrpc: "2.0", id: "srv-1", method: "ping" });
@@ -494,6 +494,10 @@ test("client: progress re-arms the idle timeout, server pings are answered, a si
 						reply({ result: { content: [{ type: "text", text: "approved" }] } });
 					}
 				}, 100);
+			} else if (msg.params?.name === "late") {
+				setTimeout(() => reply({ result: { content: [{ type: "text", text: "late" }] } }), 500);
+			} else if (msg.params?.name === "cut") {
+				setTimeout(() => res.destroy(), 50); // Neovim dies mid-answer
 			} else if (msg.params?.name !== "silent") {
 				reply({ result: {} });
 			} // "silent": never answers
@@ -507,6 +511,10 @@ test("client: progress re-arms the idle timeout, server pings are answered, a si
 		assert.deepEqual(result.content, [{ type: "text", text: "approved" }]);
 		assert.deepEqual(progress.map((p) => p.message), ["waiting 1", "waiting 2", "waiting 3", "waiting 4", "waiting 5", "waiting 6"]);
 		await waitUntil(() => server.seen.some((s) => s.msg?.id === "srv-1" && s.msg.result), "the ping's answer");
+
+		// No bound (the tools that wait for the person): a late answer is fine.
+		assert.deepEqual((await client.callTool("late", {})).content, [{ type: "text", text: "late" }]);
+		await assert.rejects(client.callTool("cut", {}), (e) => e instanceof McpError && e.kind === "network");
 
 		const started = Date.now();
 		await assert.rejects(
