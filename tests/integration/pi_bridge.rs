@@ -1,0 +1,181 @@
+//! The pi bridge (`pi/nvim.ts`) end to end: real headless Neovim with the
+//! plugin, the real pi in `--mode rpc` loading the extension, and a stub
+//! model (`tests/mcp/pi_bridge.mjs`) that calls `nvim_get_file_text_by_path`.
+//! The answer must be the buffer's unsaved text, which only Neovim has.
+
+use serde_json::Value;
+
+use crate::common::{Session, repo_root, scratch_dir};
+use crate::pi_extension::require_node_deps;
+
+/// Runs the driver against `session`; its JSON report.
+async fn drive_pi(session: &Session) -> Value {
+    require_node_deps();
+    let home = scratch_dir("pi-bridge-home");
+    let cwd = session.work_dir.canonicalize().unwrap();
+    let out = tokio::process::Command::new("node")
+        .arg(repo_root().join("tests/mcp/pi_bridge.mjs"))
+        .arg(&cwd)
+        .arg(&session.lock_dir)
+        .arg(&*home)
+        .output()
+        .await
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "pi_bridge.mjs failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn names(report: &Value, key: &str) -> Vec<String> {
+    report[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {key} in {report}"))
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn pi_calls_neovim_through_the_bridge_and_sees_unsaved_text() {
+    let session = Session::start().await;
+    let (_, lock) = session.lockfile().await;
+    let url = lock["mcpUrl"]
+        .as_str()
+        .expect("an mcpUrl in the lockfile")
+        .to_owned();
+    session.write_file("a.txt", "saved one\nsaved two\n");
+    session
+        .exec(
+            "vim.cmd.edit('a.txt')
+             vim.api.nvim_buf_set_lines(0, 1, 2, false, { 'UNSAVED in Neovim' })",
+        )
+        .await;
+
+    let report = drive_pi(&session).await;
+
+    assert_eq!(report["extensionErrors"], serde_json::json!([]), "{report}");
+    // Nothing of Neovim's before /nvim connect.
+    let status = report["statusBefore"].as_str().unwrap();
+    assert!(status.contains("Neovim bridge: disconnected"), "{status}");
+    assert!(status.contains("Saved URL: none"), "{status}");
+    assert!(
+        !names(&report, "toolsBeforeConnect")
+            .iter()
+            .any(|n| n.starts_with("nvim_")),
+        "{report}"
+    );
+
+    // Connected to this project's Neovim, found through its lockfile.
+    let connect = report["connect"].as_str().unwrap();
+    assert!(
+        connect.starts_with("Connected to Neovim (pi-ide.nvim "),
+        "{connect}"
+    );
+    assert!(connect.contains(&url), "{connect}");
+    assert_eq!(
+        report["footer"],
+        serde_json::json!(["nvim: connecting…", "nvim: connected"])
+    );
+    // The URL saved, every other setting kept.
+    assert_eq!(report["settings"]["nvim"]["url"], url.as_str());
+    assert_eq!(report["settings"]["nvim"]["note"], "kept");
+    assert_eq!(report["settings"]["unrelatedKey"]["kept"], true);
+
+    let tools = names(&report, "toolsAfterConnect");
+    for wanted in [
+        "nvim_get_file_text_by_path",
+        "nvim_get_file_problems",
+        "nvim_find_references",
+    ] {
+        assert!(
+            tools.iter().any(|n| n == wanted),
+            "{wanted} not in {tools:?}"
+        );
+    }
+    assert!(
+        tools.iter().any(|n| n == "read"),
+        "pi's own tools stay: {tools:?}"
+    );
+    // projectPath is the bridge's business, not the model's.
+    let schema = &report["readSchema"]["parameters"];
+    assert!(
+        schema["properties"]["pathInProject"].is_object(),
+        "{schema}"
+    );
+    assert!(
+        schema["properties"].get("projectPath").is_none(),
+        "{schema}"
+    );
+
+    // The model's call went to Neovim and came back with the buffer's text.
+    assert_eq!(report["toolResult"], "saved one\nUNSAVED in Neovim");
+    assert_eq!(report["toolEnd"]["isError"], false, "{report}");
+    assert_eq!(
+        report["toolEnd"]["result"]["details"]["structuredContent"]["fromBuffer"],
+        true
+    );
+
+    let status = report["statusConnected"].as_str().unwrap();
+    assert!(status.contains("Neovim bridge: connected"), "{status}");
+    assert!(status.contains(&format!("Endpoint: {url}")), "{status}");
+    assert!(status.contains("Server: pi-ide.nvim"), "{status}");
+    assert!(status.contains(&format!("Saved URL: {url}")), "{status}");
+    let listing = report["tools"].as_str().unwrap();
+    assert!(
+        listing.contains("nvim_get_file_text_by_path [active]"),
+        "{listing}"
+    );
+
+    // Disconnected: the tools are gone from the model's list, the URL stays.
+    assert!(
+        report["disconnect"]
+            .as_str()
+            .unwrap()
+            .starts_with("Disconnected from Neovim"),
+        "{report}"
+    );
+    let after = names(&report, "toolsAfterDisconnect");
+    assert!(!after.iter().any(|n| n.starts_with("nvim_")), "{after:?}");
+    assert!(after.iter().any(|n| n == "read"), "{after:?}");
+    let status = report["statusAfter"].as_str().unwrap();
+    assert!(status.contains("Neovim bridge: disconnected"), "{status}");
+    assert!(status.contains(&format!("Saved URL: {url}")), "{status}");
+
+    // Reconnected; Neovim's refusal reaches the model as a tool error.
+    let reconnect = report["reconnect"].as_str().unwrap();
+    assert!(reconnect.starts_with("Connected to Neovim"), "{reconnect}");
+    let outside = report["outsideResult"].as_str().unwrap();
+    assert!(outside.contains("failed"), "{outside}");
+    assert!(outside.contains("outside the project root"), "{outside}");
+
+    // Neovim gone: the call says so and what to do, the tools go off.
+    let gone = report["goneResult"].as_str().unwrap();
+    assert!(gone.contains("Neovim is not reachable"), "{gone}");
+    assert!(gone.contains("/nvim connect"), "{gone}");
+    assert!(
+        report["lostNotice"]
+            .as_str()
+            .is_some_and(|n| n.contains(&url)),
+        "{report}"
+    );
+    assert_eq!(
+        report["footerAfterLoss"],
+        serde_json::json!(["nvim: failed"])
+    );
+    let after = names(&report, "toolsAfterLoss");
+    assert!(!after.iter().any(|n| n.starts_with("nvim_")), "{after:?}");
+    // No live lockfile announces the saved URL any more.
+    let stale = report["connectStale"].as_str().unwrap();
+    assert!(
+        stale.contains(&format!("The saved URL {url} is stale")),
+        "{stale}"
+    );
+    let remote = report["connectRemote"].as_str().unwrap();
+    assert!(remote.contains("not a loopback address"), "{remote}");
+}
