@@ -19,7 +19,7 @@ import type { TSchema } from "typebox";
 import {
 	checkUrl,
 	chooseLockfile,
-	isWorkspaceRoot,
+	workspaceRootFor,
 	type Lockfile,
 	lockDir,
 	lockfileForUrl,
@@ -126,7 +126,7 @@ export default function nvimExtension(pi: ExtensionAPI): void {
 			execute: (_id, params, signal, onUpdate, ctx) => {
 				const args = { ...(params as Record<string, unknown>) };
 				delete args.projectPath;
-				if (entry.takesProjectPath) args.projectPath = ctx.cwd;
+				if (entry.takesProjectPath) args.projectPath = link.project ?? ctx.cwd;
 				return call(entry.remote.name, args, signal, (p) =>
 					onUpdate?.({ content: [{ type: "text", text: progressText(entry.remote.name, p) }], details: { progress: p } }),
 				);
@@ -257,9 +257,12 @@ export default function nvimExtension(pi: ExtensionAPI): void {
 			client = c;
 			expose(tools);
 			link = { ...link, phase: "connected", server: `${server.name} ${server.version}`.trim() };
-			if (!isWorkspaceRoot(chosen, ctx.cwd)) {
+			const root = workspaceRootFor(chosen, ctx.cwd);
+			if (root) {
+				link.project = root;
+			} else {
 				const roots = chosen.workspaceFolders.join(", ");
-				link.warning = `pi's cwd ${ctx.cwd} is not a root of this Neovim (${roots}): it will refuse calls for it.`;
+				link.warning = `pi's cwd ${ctx.cwd} is not inside this Neovim's workspace (${roots}): it will refuse calls for it.`;
 			}
 		} catch (err) {
 			if (mine !== generation) return;
@@ -284,7 +287,7 @@ export default function nvimExtension(pi: ExtensionAPI): void {
 		}
 		const skipped = refused.length > 0 ? ` Skipped: ${refused.join("; ")}.` : "";
 		ctx.ui.notify(
-			`Connected to Neovim (${link.server}) at ${url} for ${ctx.cwd}: ${catalog.length} tools active.${saved}${skipped}`,
+			`Connected to Neovim (${link.server}) at ${url} for ${link.project}: ${catalog.length} tools active; paths are relative to it.${saved}${skipped}`,
 			"info",
 		);
 		if (link.warning) ctx.ui.notify(link.warning, "warning");

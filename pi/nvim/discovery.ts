@@ -171,8 +171,21 @@ export function lockfileForUrl(locks: Lockfile[], url: string, alive: (pid: numb
 		.sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
 }
 
-/** Whether `cwd` is one of the lockfile's workspace folders: the only project Neovim answers for. */
-export function isWorkspaceRoot(lock: Lockfile, cwd: string): boolean {
+/**
+ * The innermost of the lockfile's workspace folders that holds `cwd`, as the
+ * lockfile spells it: the project root Neovim answers for when pi runs in
+ * it or below it. `undefined` when `cwd` is outside them all.
+ */
+export function workspaceRootFor(lock: Lockfile, cwd: string): string | undefined {
 	const here = real(cwd);
-	return lock.workspaceFolders.some((folder) => (real(folder).replace(/\/+$/, "") || "/") === here);
+	let best: string | undefined;
+	let depth = -1;
+	for (const folder of lock.workspaceFolders) {
+		const length = containment([folder], here);
+		if (length > depth) {
+			best = folder;
+			depth = length;
+		}
+	}
+	return best;
 }

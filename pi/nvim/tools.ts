@@ -1,6 +1,6 @@
 /**
  * Turning Neovim's MCP tools into pi tools: names (`nvim_<tool>`), schemas
- * (`projectPath` hidden: the bridge fills it with pi's cwd) and results
+ * (`projectPath` hidden: the bridge fills it with the project root) and results
  * (MCP content to pi content, untrusted and bounded).
  */
 

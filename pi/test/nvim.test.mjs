@@ -191,8 +191,10 @@ test("the lockfile chosen is a live Neovim's whose innermost workspace folder ho
 	assert.equal(discovery.chooseLockfile(locks, join(dir, "elsewhere"))?.authToken, "token-2");
 	assert.equal(discovery.chooseLockfile(locks, "/"), undefined);
 	assert.equal(discovery.chooseLockfile(locks, project, () => false), undefined, "no live Neovim, no choice");
-	assert.equal(discovery.isWorkspaceRoot(locks.find((l) => l.authToken === "token-4"), link), true);
-	assert.equal(discovery.isWorkspaceRoot(locks.find((l) => l.authToken === "token-4"), sub), false);
+	const four = locks.find((l) => l.authToken === "token-4");
+	assert.equal(discovery.workspaceRootFor(four, link), four.workspaceFolders[0], "symlinks resolved");
+	assert.equal(discovery.workspaceRootFor(four, sub), four.workspaceFolders[0], "pi below the root answers for the root");
+	assert.equal(discovery.workspaceRootFor(four, "/"), undefined);
 
 	// The token for a URL only from a live lockfile announcing it.
 	assert.equal(discovery.lockfileForUrl(locks, "http://localhost:3/mcp")?.authToken, "token-3");

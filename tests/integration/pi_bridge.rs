@@ -12,7 +12,10 @@ use crate::pi_extension::require_node_deps;
 async fn drive_pi(session: &Session) -> Value {
     require_node_deps();
     let home = scratch_dir("pi-bridge-home");
-    let cwd = session.work_dir.canonicalize().unwrap();
+    // pi runs below Neovim's project root, as many start it; the bridge
+    // still answers for that root.
+    let cwd = session.work_dir.canonicalize().unwrap().join("src");
+    std::fs::create_dir_all(&cwd).unwrap();
     let out = tokio::process::Command::new("node")
         .arg(repo_root().join("tests/mcp/pi_bridge.mjs"))
         .arg(&cwd)
