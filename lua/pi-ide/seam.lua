@@ -1,6 +1,6 @@
 -- The seam between this Lua code and the Rust host, in one place. The host
 -- calls Lua only through M.call (via nvim_exec_lua); Lua tells the host
--- things only through M.notify. src/nvim/seam.rs is the same seam seen from
+-- things only through M.notify. src/nvim/seam/ is the same seam seen from
 -- the host.
 local host = require("pi-ide.host")
 

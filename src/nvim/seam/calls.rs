@@ -1,0 +1,438 @@
+//! [`LuaCall`]: every Lua function the host calls, and how its
+//! arguments reach Lua.
+
+use nvim_rs::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+use crate::diff::hunks::Hunk;
+use crate::diff::prepare::DiffView;
+use crate::nvim::convert::from_json;
+
+use super::*;
+
+/// A call into Lua.
+#[derive(Debug)]
+pub enum LuaCall {
+    Started(Started),
+    Client(ClientEvent, ClientInfo),
+    OpenDiff(Box<DiffView>),
+    CloseDiff {
+        id: u64,
+        /// Why, for the person: "the agent disconnected", a newer diff, …
+        reason: Option<String>,
+    },
+    Positions,
+    Suggestions {
+        token: u64,
+        outcome: Result<Vec<String>, String>,
+    },
+    Models(Result<Json, Json>),
+    /// New hunks of large diff `id` after Lua's edit `seq`.
+    DiffHunks {
+        id: u64,
+        seq: u64,
+        hunks: Vec<Hunk>,
+        words: Vec<u32>,
+    },
+    Workspace,
+    ProjectRoots,
+    CurrentPositions,
+    OpenFile(OpenFile),
+    OpenEditors,
+    DocumentState {
+        path: String,
+    },
+    SaveDocument {
+        path: String,
+    },
+    BufferText {
+        path: String,
+    },
+    LspRequest(LspQuery),
+    LspEdit(LspEditQuery),
+    ApplyEdit(ApplyEdit),
+    Socket(SocketInfo),
+    ReviewOpen(Review),
+    ReviewClose {
+        id: u64,
+        /// Why, for the person.
+        reason: String,
+    },
+    ReviewRefused {
+        message: String,
+    },
+}
+
+impl LuaCall {
+    /// Every call's name, as `lua/pi-ide/seam.lua` lists them.
+    pub const NAMES: &[&str] = &[
+        "started",
+        "client",
+        "open_diff",
+        "close_diff",
+        "positions",
+        "suggestions",
+        "models",
+        "diff_hunks",
+        "workspace",
+        "project_roots",
+        "current_positions",
+        "open_file",
+        "open_editors",
+        "document_state",
+        "save_document",
+        "buffer_text",
+        "lsp_request",
+        "lsp_edit",
+        "apply_edit",
+        "socket",
+        "review_open",
+        "review_close",
+        "review_refused",
+    ];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            LuaCall::Started(_) => "started",
+            LuaCall::Client(..) => "client",
+            LuaCall::OpenDiff(_) => "open_diff",
+            LuaCall::CloseDiff { .. } => "close_diff",
+            LuaCall::Positions => "positions",
+            LuaCall::Suggestions { .. } => "suggestions",
+            LuaCall::Models(_) => "models",
+            LuaCall::DiffHunks { .. } => "diff_hunks",
+            LuaCall::Workspace => "workspace",
+            LuaCall::ProjectRoots => "project_roots",
+            LuaCall::CurrentPositions => "current_positions",
+            LuaCall::OpenFile(_) => "open_file",
+            LuaCall::OpenEditors => "open_editors",
+            LuaCall::DocumentState { .. } => "document_state",
+            LuaCall::SaveDocument { .. } => "save_document",
+            LuaCall::BufferText { .. } => "buffer_text",
+            LuaCall::LspRequest(_) => "lsp_request",
+            LuaCall::LspEdit(_) => "lsp_edit",
+            LuaCall::ApplyEdit(_) => "apply_edit",
+            LuaCall::Socket(_) => "socket",
+            LuaCall::ReviewOpen(_) => "review_open",
+            LuaCall::ReviewClose { .. } => "review_close",
+            LuaCall::ReviewRefused { .. } => "review_refused",
+        }
+    }
+
+    /// The arguments of `seam.call`: the name, then the payload.
+    pub fn into_args(self) -> Result<Vec<Value>, String> {
+        let mut args = vec![Value::from(self.name())];
+        let payload = match self {
+            LuaCall::Started(info) => vec![msgpack(&info)?],
+            LuaCall::Client(event, client) => vec![Value::from(event.as_str()), msgpack(&client)?],
+            LuaCall::OpenDiff(view) => vec![msgpack(&view)?],
+            LuaCall::CloseDiff { id, reason } => {
+                vec![Value::from(id), reason.map_or(Value::Nil, Value::from)]
+            }
+            LuaCall::Positions => vec![],
+            LuaCall::Suggestions { token, outcome } => match outcome {
+                Ok(list) => vec![Value::from(token), msgpack(&list)?, Value::Nil],
+                Err(error) => vec![Value::from(token), Value::Nil, Value::from(error)],
+            },
+            LuaCall::Models(Ok(result)) => vec![from_json(&result), Value::Nil],
+            LuaCall::Models(Err(error)) => vec![Value::Nil, from_json(&error)],
+            LuaCall::DiffHunks {
+                id,
+                seq,
+                hunks,
+                words,
+            } => vec![
+                Value::from(id),
+                Value::from(seq),
+                msgpack(&hunks)?,
+                msgpack(&words)?,
+            ],
+            LuaCall::Workspace
+            | LuaCall::ProjectRoots
+            | LuaCall::CurrentPositions
+            | LuaCall::OpenEditors => vec![],
+            LuaCall::OpenFile(request) => vec![msgpack(&request)?],
+            LuaCall::LspRequest(query) => vec![msgpack(&query)?],
+            LuaCall::LspEdit(query) => vec![msgpack(&query)?],
+            LuaCall::ApplyEdit(edit) => vec![msgpack(&edit)?],
+            LuaCall::DocumentState { path }
+            | LuaCall::SaveDocument { path }
+            | LuaCall::BufferText { path } => {
+                vec![Value::from(path)]
+            }
+            LuaCall::Socket(SocketInfo { path, error }) => vec![
+                path.map_or(Value::Nil, Value::from),
+                error.map_or(Value::Nil, Value::from),
+            ],
+            LuaCall::ReviewOpen(review) => vec![msgpack(&review)?],
+            LuaCall::ReviewClose { id, reason } => vec![Value::from(id), Value::from(reason)],
+            LuaCall::ReviewRefused { message } => vec![Value::from(message)],
+        };
+        args.extend(payload);
+        Ok(args)
+    }
+}
+
+/// Structs become maps with named keys, as Lua reads them (`rmpv`'s own
+/// serializer writes structs as arrays).
+fn msgpack<T: Serialize>(payload: &T) -> Result<Value, String> {
+    serde_json::to_value(payload)
+        .map(|json| from_json(&json))
+        .map_err(|e| e.to_string())
+}
+
+/// `project_roots`: where this Neovim's project is.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct ProjectRoots {
+    /// Neovim's global cwd.
+    pub cwd: String,
+    /// Workspace folders of its language servers (absolute paths).
+    #[serde(default)]
+    pub folders: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nvim::convert::to_json;
+
+    #[test]
+    fn every_call_is_named_in_the_list() {
+        let calls = [
+            LuaCall::Started(Started {
+                version: "0",
+                seam: SEAM_VERSION,
+                port: 1,
+                lockfile: "/l".into(),
+                claude_lockfile: None,
+                claude_error: None,
+                pid: 2,
+                mcp_url: None,
+                mcp_error: None,
+                mcp_token_file: None,
+                mcp_token_warning: None,
+                languages: vec!["rust"],
+            }),
+            LuaCall::Client(
+                ClientEvent::Connected,
+                ClientInfo {
+                    id: 1,
+                    kind: "pi",
+                    name: None,
+                    pid: None,
+                },
+            ),
+            LuaCall::CloseDiff {
+                id: 3,
+                reason: Some("the agent disconnected".into()),
+            },
+            LuaCall::Positions,
+            LuaCall::Suggestions {
+                token: 4,
+                outcome: Err("no".into()),
+            },
+            LuaCall::Models(Ok(serde_json::json!({"models": []}))),
+            LuaCall::DiffHunks {
+                id: 1,
+                seq: 2,
+                hunks: vec![],
+                words: vec![],
+            },
+            LuaCall::Workspace,
+            LuaCall::ProjectRoots,
+            LuaCall::CurrentPositions,
+            LuaCall::OpenFile(OpenFile {
+                path: "/w/a".into(),
+                start_text: None,
+                end_text: None,
+                select_to_end_of_line: false,
+                frontmost: true,
+                line: None,
+                column: None,
+            }),
+            LuaCall::OpenEditors,
+            LuaCall::DocumentState {
+                path: "/w/a".into(),
+            },
+            LuaCall::SaveDocument {
+                path: "/w/a".into(),
+            },
+            LuaCall::BufferText {
+                path: "/w/a".into(),
+            },
+            LuaCall::LspRequest(LspQuery {
+                id: 1,
+                kind: "hover",
+                path: "/w/a.py".into(),
+                line: 0,
+                character: 4,
+                text: None,
+                timeout_ms: 5000,
+            }),
+            LuaCall::LspEdit(LspEditQuery {
+                id: 2,
+                kind: "rename",
+                path: "/w/a.py".into(),
+                new_name: Some("b".into()),
+                ..Default::default()
+            }),
+            LuaCall::ApplyEdit(ApplyEdit {
+                path: "/w/a".into(),
+                lines: vec!["x".into()],
+                eol: true,
+                crlf: false,
+                expected: ExpectedText {
+                    lines: vec![],
+                    eol: true,
+                    crlf: false,
+                    exists: false,
+                },
+                write: true,
+            }),
+            LuaCall::Socket(SocketInfo::default()),
+            LuaCall::ReviewOpen(Review {
+                id: 1,
+                root: "/w".into(),
+                files: vec!["a".into()],
+            }),
+            LuaCall::ReviewClose {
+                id: 1,
+                reason: "the agent disconnected".into(),
+            },
+            LuaCall::ReviewRefused {
+                message: "no".into(),
+            },
+        ];
+        for call in calls {
+            let name = call.name();
+            assert!(LuaCall::NAMES.contains(&name), "{name}");
+            let args = call.into_args().unwrap();
+            assert_eq!(args[0].as_str(), Some(name));
+        }
+    }
+
+    #[test]
+    fn payloads_are_msgpack_maps_and_strings() {
+        let args = LuaCall::Client(
+            ClientEvent::Initialized,
+            ClientInfo {
+                id: 7,
+                kind: "claude",
+                name: Some("claude-code".into()),
+                pid: Some(4242),
+            },
+        )
+        .into_args()
+        .unwrap();
+        assert_eq!(args[1].as_str(), Some("initialized"));
+        assert_eq!(
+            to_json(&args[2]),
+            serde_json::json!({"id": 7, "kind": "claude", "name": "claude-code", "pid": 4242})
+        );
+        let args = LuaCall::Suggestions {
+            token: 9,
+            outcome: Ok(vec!["a".into()]),
+        }
+        .into_args()
+        .unwrap();
+        assert_eq!(to_json(&args[2]), serde_json::json!(["a"]));
+        assert!(args[3].is_nil());
+        let query = LuaCall::LspEdit(LspEditQuery {
+            id: 3,
+            kind: "apply_action",
+            action_id: Some("7".into()),
+            timeout_ms: 100,
+            ..Default::default()
+        })
+        .into_args()
+        .unwrap();
+        assert_eq!(
+            to_json(&query[1]),
+            serde_json::json!({"id": 3, "kind": "apply_action", "path": "", "action_id": "7", "timeout_ms": 100}),
+            "absent positions are absent, not nil"
+        );
+    }
+
+    #[test]
+    fn a_diff_view_reaches_lua_as_one_flat_map() {
+        use crate::diff::hunks::Hunk;
+        use crate::diff::prepare::Prepared;
+        use crate::diff::text::Lines;
+        let view = DiffView {
+            id: 5,
+            tab_name: "t".into(),
+            path: "/w/a".into(),
+            original_path: "/w/a".into(),
+            client: "pi",
+            sides: Prepared {
+                original: Lines::split("a\r\n"),
+                original_exists: true,
+                proposed: Lines::split("b"),
+                hunks: Some(vec![Hunk {
+                    old_start: 0,
+                    old_len: 1,
+                    new_start: 0,
+                    new_len: 1,
+                }]),
+                words: Some(vec![0, 0, 0, 0, 1, 0, 1, 0, 0, 1]),
+            },
+            edit: None,
+        };
+        let args = LuaCall::OpenDiff(Box::new(view)).into_args().unwrap();
+        assert_eq!(
+            to_json(&args[1]),
+            serde_json::json!({
+                "id": 5, "tab_name": "t", "path": "/w/a", "original_path": "/w/a",
+                "client": "pi", "original_exists": true,
+                "original": {"lines": ["a"], "eol": true, "crlf": true},
+                "proposed": {"lines": ["b"], "eol": false, "crlf": false},
+                "hunks": [[0, 1, 0, 1]],
+                "words": [0, 0, 0, 0, 1, 0, 1, 0, 0, 1],
+            })
+        );
+        let rediffed = LuaCall::DiffHunks {
+            id: 5,
+            seq: 3,
+            hunks: vec![Hunk {
+                old_start: 2,
+                old_len: 0,
+                new_start: 2,
+                new_len: 1,
+            }],
+            words: vec![],
+        };
+        let args = rediffed.into_args().unwrap();
+        assert_eq!(
+            args.iter().skip(1).map(to_json).collect::<Vec<_>>(),
+            [
+                serde_json::json!(5),
+                serde_json::json!(3),
+                serde_json::json!([[2, 0, 2, 1]]),
+                serde_json::json!([])
+            ]
+        );
+        let started = LuaCall::Started(Started {
+            version: "1",
+            seam: SEAM_VERSION,
+            port: 9,
+            lockfile: "/l/9.lock".into(),
+            claude_lockfile: Some("/c/9.lock".into()),
+            claude_error: None,
+            pid: 3,
+            mcp_url: Some("http://127.0.0.1:7/mcp".into()),
+            mcp_error: None,
+            mcp_token_file: Some("/s/pi-ide/mcp-token".into()),
+            mcp_token_warning: None,
+            languages: vec!["rust", "lua"],
+        });
+        assert_eq!(
+            to_json(&started.into_args().unwrap()[1]),
+            serde_json::json!({"version": "1", "seam": SEAM_VERSION, "port": 9,
+                "lockfile": "/l/9.lock", "claude_lockfile": "/c/9.lock", "claude_error": null, "pid": 3,
+                "mcp_url": "http://127.0.0.1:7/mcp", "mcp_error": null,
+                "mcp_token_file": "/s/pi-ide/mcp-token", "mcp_token_warning": null,
+                "languages": ["rust", "lua"]})
+        );
+    }
+}

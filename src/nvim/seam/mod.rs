@@ -1,0 +1,76 @@
+//! The Rust half of the Lua ⇄ host seam: every Lua function the host calls
+//! ([`LuaCall`]) and every notification Lua sends ([`EditorEvent`]), with
+//! their payloads. The Lua half is `lua/pi-ide/seam.lua`; a test checks that
+//! both halves list the same names and agree on [`SEAM_VERSION`].
+//!
+//! Host → Lua, `require('pi-ide.seam').call(name, ...)` via `nvim_exec_lua`:
+//! | call          | args                    | when                                       |
+//! |---------------|-------------------------|--------------------------------------------|
+//! | `started`     | info                    | server listening, lockfile written         |
+//! | `client`      | event, client           | a client connected / initialized / updated / left (client: id, kind, name?, pid?) |
+//! | `open_diff`   | view                    | `openDiff`; a Lua error means `DIFF_REJECTED` |
+//! | `close_diff`  | id, reason?             | the agent closed diff `id` (and why)       |
+//! | `positions`   | –                       | a client initialized: current context      |
+//! | `suggestions` | token, list?, error?    | suggestions (or an error) for token        |
+//! | `models`      | result?, error?         | the answer to `listSuggestionModels`       |
+//! | `diff_hunks`  | id, seq, hunks, words   | large diff `id` re-diffed up to edit `seq` |
+//! | `workspace`   | –                       | an agent asks for the workspace: the global cwd |
+//! | `project_roots` | –                     | MCP tools: `{cwd, folders?}`, the global cwd and the language servers' workspace folders |
+//! | `current_positions` | –                 | `getCurrentSelection`: the current window's position, or nil |
+//! | `open_file`   | request                 | `openFile`: show (or load) a file, select text; → `{filetype, line_count}` |
+//! | `open_editors`| –                       | `getOpenEditors`: listed file buffers      |
+//! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
+//! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
+//! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
+//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, timeout_ms}`; answered later by `lsp_answer` |
+//! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), computed without touching buffers; answered later by `lsp_answer` with `{files = [{path, text}]}` or `{actions}` |
+//! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked; → `{ok, error?, written}` |
+//! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
+//! | `review_open` | review                  | a socket client asked for a review `{id, root, files}`; a Lua error cancels it |
+//! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
+//! | `review_refused` | message              | a review request was refused: tell the person why |
+//!
+//! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
+//! | event                 | args                  | meaning                                  |
+//! |-----------------------|-----------------------|------------------------------------------|
+//! | `selection`           | positions             | debounced cursor/selection of a file     |
+//! | `diff_decided`        | id, accepted, text?   | the person accepted/rejected diff `id`   |
+//! | `cwd`                 | dir, root             | Neovim's cwd changed (workspace folder), and its project root |
+//! | `suggest`             | request               | ask the pi agent for inline suggestions  |
+//! | `suggest_cancel`      | token                 | the person moved on: cancel that request |
+//! | `list_models`         | –                     | `:PiIde model`: ask pi for its models    |
+//! | `stop`                | –                     | `:PiIde stop`: clean up and exit         |
+//! | `diagnostics_pending` | –                     | diagnostics changed; the data follows    |
+//! | `diagnostics`         | files                 | diagnostics of the buffers that changed  |
+//! | `mention`             | mention               | `:PiIde send`: at-mention for Claude     |
+//! | `diff_edited`         | id, seq, side, first, last, lines | a side of large diff `id` changed: lines `first..last` (0-based, as last sent) are now `lines` |
+//! | `no_file`             | –                     | debounced: the current window shows no file (help, terminal, …) |
+//! | `review_done`         | result                | review `id` was submitted or cancelled `{id, status, comments}` |
+//! | `lsp_answer`          | answer                | `{id, result?, error?, no_server?, filetype?}` for `lsp_request` `id` |
+//!
+//! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
+//! for buffers the host attached to; the host reads lines with
+//! `nvim_buf_get_lines` and attaches with `nvim_buf_attach`.
+
+mod calls;
+mod events;
+mod payloads;
+
+pub use calls::*;
+pub use events::*;
+pub use payloads::*;
+
+/// Version of the seam. The Lua glue refuses a host that reports another
+/// number, so a stale binary is caught with a clear message.
+pub const SEAM_VERSION: u64 = 9;
+
+/// A msgpack map from string keys, as Lua tables arrive (tests).
+#[cfg(test)]
+fn map(pairs: Vec<(&str, nvim_rs::Value)>) -> nvim_rs::Value {
+    nvim_rs::Value::Map(
+        pairs
+            .into_iter()
+            .map(|(k, v)| (nvim_rs::Value::from(k), v))
+            .collect(),
+    )
+}

@@ -1,0 +1,294 @@
+//! The payloads of the seam's calls and events.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+/// What the host reports once agents can find it.
+#[derive(Debug, Serialize)]
+pub struct Started {
+    pub version: &'static str,
+    pub seam: u64,
+    pub port: u16,
+    pub lockfile: String,
+    /// Where Claude Code finds us too, when announced there.
+    pub claude_lockfile: Option<String>,
+    /// Why the Claude Code lockfile could not be written.
+    pub claude_error: Option<String>,
+    pub pid: u32,
+    /// The Streamable-HTTP MCP endpoint, when enabled.
+    pub mcp_url: Option<String>,
+    /// Why the MCP endpoint could not listen.
+    pub mcp_error: Option<String>,
+    /// Where the MCP token is kept across restarts (a fixed port).
+    pub mcp_token_file: Option<String>,
+    /// Why the kept token could not be used (never the token itself).
+    pub mcp_token_warning: Option<String>,
+    /// Filetypes the host parses itself.
+    pub languages: Vec<&'static str>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum ClientEvent {
+    Connected,
+    Initialized,
+    /// More became known (Claude's pid).
+    Updated,
+    Disconnected,
+}
+
+impl ClientEvent {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            ClientEvent::Connected => "connected",
+            ClientEvent::Initialized => "initialized",
+            ClientEvent::Updated => "updated",
+            ClientEvent::Disconnected => "disconnected",
+        }
+    }
+}
+
+/// A client as Lua's status mirror stores it.
+#[derive(Debug, Serialize)]
+pub struct ClientInfo {
+    pub id: u64,
+    pub kind: &'static str,
+    pub name: Option<String>,
+    /// The agent's process id, once Claude sent `ide_connected`.
+    pub pid: Option<u32>,
+}
+
+/// `openFile`: which file, and what to select in it.
+#[derive(Debug, Serialize)]
+pub struct OpenFile {
+    /// Absolute, inside the workspace.
+    pub path: String,
+    /// Select from the first occurrence of `start_text` …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_text: Option<String>,
+    /// … to the first occurrence of `end_text` from there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_text: Option<String>,
+    pub select_to_end_of_line: bool,
+    /// False: load the buffer without touching windows or the cursor.
+    pub frontmost: bool,
+    /// Put the cursor on this 1-based line (instead of selecting text) …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// … at this 1-based column, in UTF-16 code units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
+}
+
+/// What `open_file` returns.
+#[derive(Debug, Deserialize)]
+pub struct OpenedFile {
+    pub filetype: String,
+    pub line_count: u64,
+}
+
+/// One listed file buffer, as `open_editors` returns it.
+#[derive(Debug, Deserialize)]
+pub struct OpenEditor {
+    pub path: String,
+    /// The current window's buffer.
+    pub active: bool,
+    pub filetype: String,
+    pub modified: bool,
+}
+
+/// What `document_state` returns for a file that has a buffer.
+#[derive(Debug, Deserialize)]
+pub struct DocumentState {
+    pub modified: bool,
+}
+
+/// What `buffer_text` returns for a file with a loaded buffer.
+#[derive(Debug, Deserialize)]
+pub struct BufferText {
+    pub lines: Vec<String>,
+    /// Written with a final newline ('eol', or 'fixeol').
+    #[serde(default = "yes")]
+    pub eol: bool,
+    /// 'fileformat' is `dos`.
+    #[serde(default)]
+    pub crlf: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// An LSP request whose answer is edits, for Lua to make; positions are
+/// 0-based, characters in UTF-16 code units.
+#[derive(Debug, Default, Serialize)]
+pub struct LspEditQuery {
+    pub id: u64,
+    /// `format`, `rename`, `code_actions` or `apply_action`.
+    pub kind: &'static str,
+    /// Absolute; empty for `apply_action`.
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub character: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_character: Option<u64>,
+    /// `rename`: the new name, and the symbol to find when no position is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol_name: Option<String>,
+    /// `apply_action`: an id `code_actions` gave.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action_id: Option<String>,
+    /// Bound of the whole request, waiting for a server included.
+    pub timeout_ms: u64,
+}
+
+/// A file's text as it was shown on the left of its diff.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExpectedText {
+    pub lines: Vec<String>,
+    pub eol: bool,
+    pub crlf: bool,
+    /// False for a file that did not exist.
+    pub exists: bool,
+}
+
+/// An edit for Lua to put into a file's buffer (loading it when needed)
+/// or, for a file without a loaded buffer that is to be written, into the
+/// file itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApplyEdit {
+    /// Absolute, inside the project root.
+    pub path: String,
+    pub lines: Vec<String>,
+    pub eol: bool,
+    pub crlf: bool,
+    /// Applied only while the buffer (or the file) still holds this.
+    pub expected: ExpectedText,
+    /// True after approval: write the file, creating its directories.
+    /// False: change the buffer only, undoably.
+    pub write: bool,
+}
+
+/// What `apply_edit` returns.
+#[derive(Debug, Deserialize)]
+pub struct AppliedEdit {
+    pub ok: bool,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub written: bool,
+}
+
+/// What `save_document` returns for a file that has a buffer.
+#[derive(Debug, Deserialize)]
+pub struct SaveOutcome {
+    /// False when the write failed or was refused.
+    pub ok: bool,
+    /// Whether the file was written.
+    pub saved: bool,
+    pub message: String,
+}
+
+/// An LSP request for Lua to make; positions are 0-based, `character` in
+/// UTF-16 code units.
+#[derive(Debug, Serialize)]
+pub struct LspQuery {
+    pub id: u64,
+    /// `hover`, `definition`, `references`, `symbols`, `problems` (the
+    /// file's diagnostics once its servers published) or
+    /// `workspace_symbols` (of `text`, across the servers; no `path`).
+    pub kind: &'static str,
+    /// Absolute.
+    pub path: String,
+    pub line: u64,
+    pub character: u64,
+    /// The query of `workspace_symbols`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Bound of the whole request, waiting for a server included.
+    pub timeout_ms: u64,
+}
+
+/// Lua's answer to [`LspQuery`] `id`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LspAnswer {
+    pub id: u64,
+    #[serde(default)]
+    pub result: Option<Json>,
+    #[serde(default)]
+    pub error: Option<String>,
+    /// No language server is attached to the file.
+    #[serde(default)]
+    pub no_server: bool,
+    #[serde(default)]
+    pub filetype: Option<String>,
+}
+
+/// Where the context socket listens now; both `None`: nowhere (off, or
+/// removed at shutdown).
+#[derive(Debug, Default, Serialize)]
+pub struct SocketInfo {
+    pub path: Option<String>,
+    /// Why there is no socket, for the person.
+    pub error: Option<String>,
+}
+
+/// A review a socket client asked for, its files already checked.
+#[derive(Debug, Serialize)]
+pub struct Review {
+    pub id: u64,
+    /// The project root the files are relative to.
+    pub root: String,
+    /// Relative to `root`; each an existing regular file inside it.
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewStatus {
+    Submitted,
+    Cancelled,
+}
+
+/// One comment of a finished review, as the review UI wrote it.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewComment {
+    /// Relative to the project root.
+    pub file: String,
+    /// 1-based, in the file as shown.
+    pub line: u64,
+    /// Inclusive; only for ranges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u64>,
+    pub text: String,
+    /// The lines around the comment as shown (`"12: foo"`, `"> 13: bar"`).
+    #[serde(deserialize_with = "lua_list")]
+    pub context: Vec<String>,
+}
+
+/// What the review UI reports when review `id` ends.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ReviewDone {
+    pub id: u64,
+    pub status: ReviewStatus,
+    #[serde(default, deserialize_with = "lua_list")]
+    pub comments: Vec<ReviewComment>,
+}
+
+/// A list from Lua, where an empty table arrives as an empty map.
+fn lua_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    match Json::deserialize(deserializer)? {
+        Json::Object(map) if map.is_empty() => Ok(vec![]),
+        list => serde_json::from_value(list).map_err(serde::de::Error::custom),
+    }
+}
