@@ -4,12 +4,10 @@
 -- UTF-16 columns, converted from and to each server's encoding. Kinds:
 -- hover, definition, references, symbols (of a file), workspace_symbols
 -- (query.text) and problems (a file's diagnostics, see file_problems.lua).
-local M = {}
+local lsp_buffer = require("pi-ide.lsp_buffer")
+local answer, convert = lsp_buffer.answer, lsp_buffer.convert
 
--- How often to look for a language server on a freshly loaded file.
-local POLL_MS = 50
--- How long to wait for a server to attach before saying there is none.
-M.attach_ms = 3000
+local M = {}
 
 local methods = {
   hover = "textDocument/hover",
@@ -17,23 +15,6 @@ local methods = {
   references = "textDocument/references",
   symbols = "textDocument/documentSymbol",
 }
-
-local function answer(id, payload)
-  payload.id = id
-  require("pi-ide.seam").notify("lsp_answer", payload)
-end
-
---- `index` in `text` from encoding `from` to `to`.
-local function convert(text, index, from, to)
-  if from == to then
-    return index
-  end
-  local ok, byte = pcall(vim.str_byteindex, text, from, index, false)
-  if not ok then
-    return index
-  end
-  return vim.str_utfindex(text, to, byte, false)
-end
 
 --- Line `row` (0-based) of `path`: from its loaded buffer, else the disk.
 local function line_of(path, row, cache)
@@ -235,56 +216,33 @@ function M.request(query)
   if not method and query.kind ~= "problems" then
     error("pi-ide: unknown LSP request " .. tostring(query.kind), 0)
   end
-  if vim.fn.bufnr(query.path) == -1 and vim.fn.filereadable(query.path) == 0 then
-    return answer(query.id, { error = "no such file: " .. query.path })
-  end
-  local buf = vim.fn.bufadd(query.path)
-  local was_loaded = vim.api.nvim_buf_is_loaded(buf)
-  if not was_loaded then
-    vim.fn.bufload(buf)
+  local buf, was_loaded = lsp_buffer.load(query)
+  if not buf then
+    return
   end
   if query.kind == "problems" then
     return require("pi-ide.file_problems").wait(buf, was_loaded, query, function(payload)
       answer(query.id, payload)
     end)
   end
-  local started = vim.uv.now()
-  local deadline = started + (query.timeout_ms or 5000)
-  -- A buffer loaded before had its servers attached then.
-  local attach_until = was_loaded and started or started + math.min(M.attach_ms, query.timeout_ms or 5000)
-  local function try()
-    if not vim.api.nvim_buf_is_valid(buf) then
-      return answer(query.id, { error = "the buffer of " .. query.path .. " is gone" })
-    end
-    local clients = vim.lsp.get_clients({ bufnr = buf, method = method })
-    if #clients > 0 then
-      return send(method, clients, buffer_params(buf, query), query, deadline, function(results, err)
-        if err then
-          return answer(query.id, { error = err })
-        end
-        local ok, result = pcall(function()
-          if query.kind == "hover" then
-            return hover_markdown(vim.tbl_map(function(r)
-              return r.result
-            end, results))
-          elseif query.kind == "symbols" then
-            return symbols(results, buf)
-          end
-          return locations(results)
-        end)
-        answer(query.id, ok and { result = result } or { error = tostring(result) })
-      end, buf)
-    end
-    local attached = #vim.lsp.get_clients({ bufnr = buf }) > 0
-    if vim.uv.now() >= (attached and deadline or attach_until) then
-      if attached then
-        return answer(query.id, { error = "no language server of " .. query.path .. " answers " .. method })
+  lsp_buffer.with_clients(query, buf, was_loaded, method, function(clients, deadline)
+    send(method, clients, buffer_params(buf, query), query, deadline, function(results, err)
+      if err then
+        return answer(query.id, { error = err })
       end
-      return answer(query.id, { no_server = true, filetype = vim.bo[buf].filetype })
-    end
-    vim.defer_fn(try, POLL_MS)
-  end
-  try()
+      local ok, result = pcall(function()
+        if query.kind == "hover" then
+          return hover_markdown(vim.tbl_map(function(r)
+            return r.result
+          end, results))
+        elseif query.kind == "symbols" then
+          return symbols(results, buf)
+        end
+        return locations(results)
+      end)
+      answer(query.id, ok and { result = result } or { error = tostring(result) })
+    end, buf)
+  end)
 end
 
 return M

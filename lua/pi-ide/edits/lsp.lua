@@ -3,14 +3,12 @@
 -- answer goes back as the `lsp_answer` event, with each changed file's new
 -- text computed by edits/text.lua without touching any buffer. Positions
 -- from the host are 0-based with UTF-16 characters.
+local lsp_buffer = require("pi-ide.lsp_buffer")
 local text = require("pi-ide.edits.text")
+local answer, convert = lsp_buffer.answer, lsp_buffer.convert
 
 local M = {}
 
--- How often to look for a language server on a freshly loaded file.
-local POLL_MS = 50
--- How long to wait for a server to attach before saying there is none.
-M.attach_ms = 3000
 -- How long a freshly loaded file waits for its first diagnostics (the sign
 -- its server analysed it) before a rename or code actions are asked for.
 M.diagnostics_ms = 3000
@@ -24,25 +22,8 @@ local methods = {
   code_actions = "textDocument/codeAction",
 }
 
-local function answer(id, payload)
-  payload.id = id
-  require("pi-ide.seam").notify("lsp_answer", payload)
-end
-
 local function line_of(buf, row)
   return vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ""
-end
-
---- `index` in `line` from encoding `from` to `to`.
-local function convert(line, index, from, to)
-  if from == to then
-    return index
-  end
-  local ok, byte = pcall(vim.str_byteindex, line, from, index, false)
-  if not ok then
-    return index
-  end
-  return vim.str_utfindex(line, to, byte, false)
 end
 
 local function message(client, err)
@@ -305,44 +286,27 @@ function M.request(query)
   if not method then
     error("pi-ide: unknown LSP edit " .. tostring(query.kind), 0)
   end
-  local buf = vim.fn.bufadd(query.path)
   local when_analysed = function(ready)
     ready()
   end
-  if not vim.api.nvim_buf_is_loaded(buf) then
-    vim.fn.bufload(buf)
-    when_analysed = analysis(buf)
+  local buf, was_loaded = lsp_buffer.load(query, function(loaded)
+    when_analysed = analysis(loaded)
+  end)
+  if not buf then
+    return
   end
-  local started = vim.uv.now()
-  local deadline = started + (query.timeout_ms or 5000)
-  local attach_until = started + math.min(M.attach_ms, query.timeout_ms or 5000)
-  local function try()
-    if not vim.api.nvim_buf_is_valid(buf) then
-      return answer(query.id, { error = "the buffer of " .. query.path .. " is gone" })
+  lsp_buffer.with_clients(query, buf, was_loaded, method, function(clients, deadline)
+    if query.kind == "format" then
+      return format(query, buf, clients[1], deadline)
     end
-    local clients = vim.lsp.get_clients({ bufnr = buf, method = method })
-    if #clients > 0 then
-      if query.kind == "format" then
-        return format(query, buf, clients[1], deadline)
+    when_analysed(function()
+      if query.kind == "rename" then
+        rename(query, buf, clients[1], deadline)
+      else
+        code_actions(query, buf, clients, deadline)
       end
-      return when_analysed(function()
-        if query.kind == "rename" then
-          rename(query, buf, clients[1], deadline)
-        else
-          code_actions(query, buf, clients, deadline)
-        end
-      end)
-    end
-    local attached = #vim.lsp.get_clients({ bufnr = buf }) > 0
-    if vim.uv.now() >= (attached and deadline or attach_until) then
-      if attached then
-        return answer(query.id, { error = "no language server of " .. query.path .. " supports " .. method })
-      end
-      return answer(query.id, { no_server = true, filetype = vim.bo[buf].filetype })
-    end
-    vim.defer_fn(try, POLL_MS)
-  end
-  try()
+    end)
+  end)
 end
 
 return M
