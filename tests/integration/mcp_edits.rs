@@ -15,17 +15,8 @@ use tokio::process::Child;
 use tokio::sync::mpsc;
 
 use crate::common::{Session, repo_root};
+use crate::mcp_http::endpoint;
 use crate::pi_extension::require_node_deps;
-
-/// `(url, token)` from the pi lockfile.
-pub(crate) async fn endpoint(session: &Session) -> (String, String) {
-    let (_, lock) = session.lockfile().await;
-    let url = lock["mcpUrl"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no mcpUrl in {lock}"))
-        .to_owned();
-    (url, lock["authToken"].as_str().unwrap().to_owned())
-}
 
 /// The SDK client making its calls in the background, while the test
 /// plays the person.

@@ -6,7 +6,8 @@
 use serde_json::json;
 
 use crate::common::{Session, repo_root};
-use crate::mcp_edits::{call_now, command, endpoint, ok, read, refused, start_client};
+use crate::mcp_edits::{call_now, command, ok, read, refused, start_client};
+use crate::mcp_http::endpoint;
 use crate::pi_extension::require_node_deps;
 
 /// Neovim starts `cmd` for buffers of `filetype` in the work dir.

@@ -14,7 +14,8 @@ use tokio::net::TcpStream;
 
 use crate::common::{Session, eventually};
 use crate::health::health_report;
-use crate::mcp_python::{endpoint, python_client};
+use crate::mcp_http::endpoint;
+use crate::mcp_python::python_client;
 
 /// A port nothing listens on right now.
 fn free_port() -> u16 {

@@ -13,16 +13,7 @@ use serde_json::{Value, json};
 use crate::common::Session;
 use crate::common::python_tools::python_tools;
 use crate::common::repo_root;
-
-/// `(url, token)` from the pi lockfile.
-pub async fn endpoint(session: &Session) -> (String, String) {
-    let (_, lock) = session.lockfile().await;
-    let url = lock["mcpUrl"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no mcpUrl in {lock}"))
-        .to_owned();
-    (url, lock["authToken"].as_str().unwrap().to_owned())
-}
+use crate::mcp_http::endpoint;
 
 /// Runs the Python SDK client with `options` (`headers`, `mode`, `calls`);
 /// its JSON report.
