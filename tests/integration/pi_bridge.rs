@@ -3,6 +3,8 @@
 //! model (`tests/mcp/pi_bridge.mjs`) that calls `nvim_get_file_text_by_path`.
 //! The answer must be the buffer's unsaved text, which only Neovim has.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use crate::common::{Session, repo_root, scratch_dir};
@@ -35,6 +37,32 @@ async fn drive_pi(session: &Session) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
 }
 
+/// Plays the person: waits for the edit's diff, lets it wait a while, then
+/// accepts it.
+async fn accept_the_edit(session: &Session) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let list = session.lua("return require('pi-ide.diff').list()").await;
+        if list
+            .as_array()
+            .is_some_and(|l| l.len() == 1 && l[0]["loading"] == false)
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no diff for the edit: {list}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let shown = tokio::time::Instant::now();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    session
+        .exec("vim.cmd('PiIde diff') vim.cmd('PiIde accept')")
+        .await;
+    shown.elapsed()
+}
+
 fn names(report: &Value, key: &str) -> Vec<String> {
     report[key]
         .as_array()
@@ -60,7 +88,7 @@ async fn pi_calls_neovim_through_the_bridge_and_sees_unsaved_text() {
         )
         .await;
 
-    let report = drive_pi(&session).await;
+    let (report, ()) = tokio::join!(drive_pi(&session), accept_the_edit(&session));
 
     assert_eq!(report["extensionErrors"], serde_json::json!([]), "{report}");
     // Nothing of Neovim's before /nvim connect.
@@ -122,6 +150,15 @@ async fn pi_calls_neovim_through_the_bridge_and_sees_unsaved_text() {
     assert_eq!(
         report["toolEnd"]["result"]["details"]["structuredContent"]["fromBuffer"],
         true
+    );
+
+    // The edit waited for the person, then reached the file and pi.
+    assert_eq!(report["editEnd"]["isError"], false, "{report}");
+    let edit = report["editResult"].as_str().unwrap();
+    assert!(edit.contains("a.txt"), "{edit}");
+    assert_eq!(
+        std::fs::read_to_string(session.work_dir.join("a.txt")).unwrap(),
+        "saved one\nEDITED in Neovim\n"
     );
 
     let status = report["statusConnected"].as_str().unwrap();

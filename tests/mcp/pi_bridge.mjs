@@ -3,7 +3,8 @@
 // <lockDir> and whose project is <cwd>. pi's model is a stub
 // OpenAI-compatible server here that asks for `nvim_get_file_text_by_path`
 // on a.txt when the prompt says READ_A (on ../outside.txt for OUTSIDE),
-// then answers with the tool's text. Late on, it kills that Neovim to see
+// or `nvim_replace_text_in_file` on a.txt for EDIT_A, then answers with the
+// tool's text. Late on, it kills that Neovim to see
 // the bridge report the loss. Prints one JSON report of what pi, the model
 // and the person saw.
 //
@@ -19,7 +20,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const piDir = path.join(here, "..", "..", "pi");
 const piCli = path.join(piDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
 const [cwd, lockDir, scratch] = process.argv.slice(2);
-const STEP_MS = 20_000;
+// Long enough for the person (the test) to accept the edit.
+const STEP_MS = 30_000;
 
 const events = [];
 const modelRequests = [];
@@ -63,9 +65,12 @@ const model = createServer((req, res) => {
 		const last = parsed.messages.at(-1);
 		res.writeHead(200, { "content-type": "text/event-stream" });
 		const send = (c) => res.write(`data: ${JSON.stringify(c)}\n\n`);
-		const wanted = last.role === "user" && text(last.content).match(/READ_A|OUTSIDE/)?.[0];
+		const wanted = last.role === "user" && text(last.content).match(/READ_A|OUTSIDE|EDIT_A/)?.[0];
 		if (wanted) {
-			const pathInProject = wanted === "READ_A" ? "a.txt" : "../outside.txt";
+			const [name, args] =
+				wanted === "EDIT_A"
+					? ["nvim_replace_text_in_file", { pathInProject: "a.txt", oldText: "UNSAVED", newText: "EDITED" }]
+					: ["nvim_get_file_text_by_path", { pathInProject: wanted === "READ_A" ? "a.txt" : "../outside.txt" }];
 			send(
 				chunk(
 					{
@@ -73,9 +78,9 @@ const model = createServer((req, res) => {
 						tool_calls: [
 							{
 								index: 0,
-								id: "call_read_a",
+								id: `call_${wanted.toLowerCase()}`,
 								type: "function",
-								function: { name: "nvim_get_file_text_by_path", arguments: JSON.stringify({ pathInProject }) },
+								function: { name, arguments: JSON.stringify(args) },
 							},
 						],
 					},
@@ -184,6 +189,13 @@ report.readSchema = (read[0].tools ?? []).find((t) => t.function.name === "nvim_
 report.toolResult = text(read[1]?.messages.findLast((m) => m.role === "tool")?.content);
 from = events.length;
 report.toolEnd = find(0, (e) => e.type === "tool_execution_end") ?? null;
+
+// An edit waits in Neovim's diff until the person accepts it there (the
+// test does, after a while); the bridge sets no timeout on it.
+from = events.length;
+const edit = await prompt("EDIT_A please");
+report.editResult = text(edit[1]?.messages.findLast((m) => m.role === "tool")?.content);
+report.editEnd = find(from, (e) => e.type === "tool_execution_end") ?? null;
 
 report.statusConnected = await command("/nvim status", /Neovim bridge/);
 report.tools = await command("/nvim tools", /Neovim tools|No Neovim tools/);
