@@ -55,12 +55,10 @@ async fn accept_the_edit(session: &Session) {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let shown = tokio::time::Instant::now();
     tokio::time::sleep(Duration::from_secs(2)).await;
     session
         .exec("vim.cmd('PiIde diff') vim.cmd('PiIde accept')")
         .await;
-    shown.elapsed()
 }
 
 fn names(report: &Value, key: &str) -> Vec<String> {
