@@ -24,6 +24,7 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
         }
         EditorEvent::LspAnswer(answer) => state.lsp.answer(answer),
         EditorEvent::NoFile => ide_protocol::context::broadcast(state, None),
+        EditorEvent::RootsChanged => state.project_roots.invalidate(),
         EditorEvent::ReviewDone(done) => ide_protocol::review::done(state, done),
         EditorEvent::DiffDecided(Decision { id, accepted }) => {
             if let Some(diff) = state.diffs.take(id) {

@@ -140,6 +140,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         root: watch::channel(PathBuf::from(&config.root)).0,
         reviews: Reviews::default(),
         lsp: Default::default(),
+        project_roots: Default::default(),
         approve_edits: config.mcp_approve_edits,
     });
     let (shutdown_tx, shutdown_rx) = watch::channel(false);

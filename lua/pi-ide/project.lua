@@ -27,4 +27,33 @@ function M.roots()
   return { cwd = vim.fn.getcwd(-1, -1), folders = #folders > 0 and folders or nil }
 end
 
+local function changed()
+  require("pi-ide.seam").notify("roots_changed")
+end
+
+--- Tells the host, which keeps the roots between MCP calls, when they may
+--- have changed: the cwd, a language server attaching or leaving, or its
+--- workspace folders.
+function M.watch(group)
+  local autocmd = vim.api.nvim_create_autocmd
+  autocmd({ "DirChanged", "LspAttach" }, { group = group, callback = changed, desc = "pi-ide: project roots changed" })
+  autocmd("LspDetach", {
+    group = group,
+    -- The client still counts as attached while its LspDetach runs.
+    callback = function()
+      vim.schedule(changed)
+    end,
+    desc = "pi-ide: project roots changed",
+  })
+  autocmd("LspNotify", {
+    group = group,
+    callback = function(args)
+      if args.data and args.data.method == "workspace/didChangeWorkspaceFolders" then
+        changed()
+      end
+    end,
+    desc = "pi-ide: project roots changed",
+  })
+end
+
 return M

@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 9
+M.VERSION = 10
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -142,6 +142,7 @@ M.EVENTS = {
   "no_file", -- debounced: the current window shows no file (help, a diff, …)
   "review_done", -- {id, status, comments}: the person submitted or cancelled review `id`
   "lsp_answer", -- {id, result?, error?, no_server?, filetype?}: the answer to lsp_request `id`
+  "roots_changed", -- the cwd, a language server or its workspace folders changed
 }
 
 local known = {}

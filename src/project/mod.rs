@@ -157,20 +157,30 @@ pub struct Project {
     pub roots: Vec<String>,
 }
 
+/// The project roots as Neovim sees them now.
+async fn read_roots(state: &State) -> Result<ProjectRoots, Failure> {
+    match state
+        .editor
+        .query::<ProjectRoots>(LuaCall::ProjectRoots)
+        .await
+    {
+        Ok(Some(found)) if !found.cwd.is_empty() => Ok(found),
+        Ok(_) => Err(Failure("Neovim has no current directory".into())),
+        Err(error) => Err(Failure(format!(
+            "cannot read Neovim's project roots: {error}"
+        ))),
+    }
+}
+
 impl Project {
     /// The call's root, after checking its `projectPath` against the roots.
     async fn open(state: &State, arguments: &Value) -> Result<Project, Failure> {
-        let found = match state
-            .editor
-            .query::<ProjectRoots>(LuaCall::ProjectRoots)
-            .await
-        {
-            Ok(Some(found)) if !found.cwd.is_empty() => found,
-            Ok(_) => return Err(Failure("Neovim has no current directory".into())),
-            Err(error) => {
-                return Err(Failure(format!(
-                    "cannot read Neovim's project roots: {error}"
-                )));
+        let found = match state.project_roots.get() {
+            Ok(kept) => kept,
+            Err(generation) => {
+                let found = read_roots(state).await?;
+                state.project_roots.store(generation, found.clone());
+                found
             }
         };
         let git_root = state.root.borrow().to_string_lossy().into_owned();

@@ -12,6 +12,7 @@ pub mod lsp;
 pub mod outgoing;
 pub mod rediff;
 pub mod reviews;
+pub mod roots;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,6 +54,8 @@ pub struct State {
     pub reviews: Reviews,
     /// LSP requests Lua has not answered yet.
     pub lsp: lsp::LspRequests,
+    /// Neovim's project roots, kept between MCP tool calls.
+    pub project_roots: roots::RootsCache,
     /// Whether MCP tools' edits wait for the person's approval in a diff
     /// (option `mcp.approve_edits`); false: applied to buffers at once.
     pub approve_edits: bool,

@@ -215,7 +215,7 @@ fn start_server_in(folder: &Path) -> String {
            end,
            root_dir = {folder:?},
            workspace_folders = {{ {{ uri = vim.uri_from_fname({folder:?}), name = 'lib' }} }},
-         }}, {{ attach = false }})",
+         }})",
         folder = path_str(folder),
     )
 }
@@ -231,9 +231,22 @@ async fn project_path_names_the_cwd_or_a_workspace_folder() {
     session.write_file("x.txt", "in the cwd\n");
     let linked = session.state_dir.join("cwd-link");
     std::os::unix::fs::symlink(&root, &linked).unwrap();
-    session.exec(&start_server_in(&lib)).await;
-
     let text = |project: Value| json!({"name": "get_file_text_by_path", "arguments": {"pathInProject": "x.txt", "projectPath": project}});
+    // The host keeps the roots between calls; a language server attaching
+    // (and, below, a :cd) must make it read them again.
+    let before = python_client(
+        &url,
+        json!({"headers": bearer(&token), "calls": [text(json!(path_str(&lib)))]}),
+    );
+    assert!(failure(&before["calls"][0]).contains("not this Neovim's project"));
+    session
+        .exec(&format!(
+            "vim.cmd.edit({:?}) {}",
+            path_str(&lib.join("x.txt")),
+            start_server_in(&lib)
+        ))
+        .await;
+
     let report = python_client(
         &url,
         json!({"headers": bearer(&token), "calls": [
@@ -271,4 +284,17 @@ async fn project_path_names_the_cwd_or_a_workspace_folder() {
             "names every root: {message}"
         );
     }
+
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    session.write_file("sub/x.txt", "in sub\n");
+    session.exec("vim.cmd.cd('sub')").await;
+    let after_cd = python_client(
+        &url,
+        json!({"headers": bearer(&token), "calls": [text(json!(path_str(&root.join("sub"))))]}),
+    );
+    assert_eq!(
+        structured(&after_cd["calls"][0])["text"],
+        "in sub",
+        "the new cwd is a root"
+    );
 }

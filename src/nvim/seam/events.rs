@@ -75,6 +75,8 @@ pub enum EditorEvent {
     DiffEdited(Edit),
     ReviewDone(ReviewDone),
     LspAnswer(LspAnswer),
+    /// The project roots may have changed.
+    RootsChanged,
 }
 
 impl EditorEvent {
@@ -94,6 +96,7 @@ impl EditorEvent {
         "no_file",
         "review_done",
         "lsp_answer",
+        "roots_changed",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -118,6 +121,7 @@ impl EditorEvent {
                 Some(EditorEvent::Cwd { dir, root })
             }
             "no_file" => Some(EditorEvent::NoFile),
+            "roots_changed" => Some(EditorEvent::RootsChanged),
             "review_done" => typed(payload()?).map(EditorEvent::ReviewDone),
             "lsp_answer" => typed(payload()?).map(EditorEvent::LspAnswer),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
@@ -249,7 +253,7 @@ mod tests {
             let parsed = EditorEvent::parse(name, &[]);
             let needs_args = !matches!(
                 *name,
-                "list_models" | "stop" | "diagnostics_pending" | "no_file"
+                "list_models" | "stop" | "diagnostics_pending" | "no_file" | "roots_changed"
             );
             assert_eq!(parsed.is_none(), needs_args, "{name}");
         }

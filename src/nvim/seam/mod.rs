@@ -47,6 +47,7 @@
 //! | `no_file`             | –                     | debounced: the current window shows no file (help, terminal, …) |
 //! | `review_done`         | result                | review `id` was submitted or cancelled `{id, status, comments}` |
 //! | `lsp_answer`          | answer                | `{id, result?, error?, no_server?, filetype?}` for `lsp_request` `id` |
+//! | `roots_changed`       | –                     | the cwd, a language server or its workspace folders changed: the project roots the host keeps are stale |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with
@@ -62,7 +63,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 9;
+pub const SEAM_VERSION: u64 = 10;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]
