@@ -383,3 +383,59 @@ async fn an_edit_is_withdrawn_when_the_agent_gives_up_or_the_file_changed_meanwh
     assert_eq!(buffer, json!(["mine"]), "the person's text stays");
     assert_eq!(read(&session, "w.txt"), "keep\n");
 }
+
+#[tokio::test]
+async fn an_accepted_edit_never_overwrites_a_change_made_on_disk_meanwhile() {
+    let session = Session::start().await;
+    let endpoint = endpoint(&session).await;
+    // An unmodified buffer ('autoread' takes the disk's text), then one
+    // with unsaved edits (the person is told).
+    for (unsaved, buffer_after) in [
+        (None, json!(["x = 1", "y = 2", "z = 3 # from elsewhere"])),
+        (Some("x = 10"), json!(["x = 10", "y = 2"])),
+    ] {
+        session.write_file("a.py", "x = 1\ny = 2\n");
+        session
+            .exec("vim.cmd('silent! %bwipeout!') vim.cmd.edit('a.py')")
+            .await;
+        if let Some(line) = unsaved {
+            session
+                .exec(&format!(
+                    "vim.api.nvim_buf_set_lines(0, 0, 1, false, {{ {line:?} }})"
+                ))
+                .await;
+        }
+        let calls = json!([{"name": "replace_text_in_file",
+            "arguments": {"pathInProject": "a.py", "oldText": "y = 2", "newText": "y = 20"}}]);
+        let mut client = start_client(&endpoint, calls, false);
+        client.diffs(&session, 1).await;
+
+        // Another program writes the file while the person reviews.
+        let path = session.work_dir.join("a.py");
+        std::fs::write(&path, "x = 1\ny = 2\nz = 3 # from elsewhere\n").unwrap();
+        let later = std::time::SystemTime::now() + Duration::from_secs(5);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+
+        command(&session, "PiIde accept").await;
+        let message = refused(&client.result().await);
+        assert!(message.contains("changed"), "{message}");
+        assert_eq!(
+            read(&session, "a.py"),
+            "x = 1\ny = 2\nz = 3 # from elsewhere\n",
+            "the change on disk is kept ({unsaved:?})"
+        );
+        let buffer = session
+            .lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('a.py'), 0, -1, false)")
+            .await;
+        assert_eq!(buffer, buffer_after, "the edit is not in the buffer");
+        if unsaved.is_some() {
+            let told = session.notifications().await.join("\n");
+            assert!(told.contains("`:e!` loads it"), "{told}");
+        }
+    }
+}

@@ -3,7 +3,8 @@
 -- JetBrains saves). A file without a loaded buffer is written directly
 -- after approval, or loaded into a buffer when approval is off. Nothing is
 -- applied when the buffer (or file) no longer holds what the edit was
--- computed from.
+-- computed from, or when writing the buffer would lose a change made on
+-- disk since Neovim read it.
 local text = require("pi-ide.edits.text")
 local util = require("pi-ide.util")
 
@@ -53,6 +54,24 @@ local function disk_matches(path, expected)
   return expected.exists and found == joined(expected.lines, expected.eol, expected.crlf)
 end
 
+-- Whether the file changed on disk since `buf` last read or wrote it: the
+-- check behind Neovim's "changed since reading it" warning, answered here
+-- instead of by its prompt.
+local function changed_on_disk(buf)
+  local found = false
+  local id = vim.api.nvim_create_autocmd("FileChangedShell", {
+    buffer = buf,
+    callback = function()
+      -- "mode" and "time" alone leave the text as it was.
+      found = found or vim.v.fcs_reason == "changed" or vim.v.fcs_reason == "conflict" or vim.v.fcs_reason == "deleted"
+      vim.v.fcs_choice = ""
+    end,
+  })
+  pcall(vim.cmd.checktime, buf)
+  pcall(vim.api.nvim_del_autocmd, id)
+  return found
+end
+
 local function write_buffer(buf, path)
   vim.fn.mkdir(vim.fs.dirname(path), "p")
   -- `!`: never a prompt about the file having changed since it was read.
@@ -67,8 +86,24 @@ end
 function M.apply(edit)
   local buf = util.file_buffer(edit.path)
   if buf then
+    -- First: with 'autoread' an unmodified buffer takes the disk's text
+    -- here, and then no longer holds what the edit was computed from.
+    local on_disk = edit.write and changed_on_disk(buf)
     if not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), edit.expected.lines) then
       return { ok = false, error = changed(edit.path) }
+    end
+    if on_disk then
+      local name = vim.fn.fnamemodify(edit.path, ":~:.")
+      util.notify(
+        ("%s changed on disk since you loaded it, so the accepted MCP edit was not applied: "):format(name)
+          .. "writing would lose that change. `:e!` loads it",
+        vim.log.levels.WARN
+      )
+      return {
+        ok = false,
+        error = ("%s changed on disk since Neovim loaded it (not by this edit); "):format(name)
+          .. "the edit was not applied, so that change is not lost",
+      }
     end
   elseif edit.write then
     if not disk_matches(edit.path, edit.expected) then
