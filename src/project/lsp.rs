@@ -241,21 +241,31 @@ pub async fn document_symbols(state: &State, project: &Project, args: Value) -> 
     let text = if symbols.is_empty() {
         "no symbols".to_owned()
     } else {
-        symbols
-            .iter()
-            .map(|s| {
-                format!(
-                    "{}:{} {} {}",
-                    s["line"],
-                    s["column"],
-                    s["kind"].as_str().unwrap_or_default(),
-                    s["name"].as_str().unwrap_or_default()
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        symbol_lines(&symbols, false)
     };
     Ok((text, json!({"filePath": relative, "symbols": symbols})))
+}
+
+/// One `[path:]line:column kind name` line per symbol, as JSON
+/// `{name, kind, filePath, line, column}`.
+pub(super) fn symbol_lines(symbols: &[Value], with_path: bool) -> String {
+    symbols
+        .iter()
+        .map(|s| {
+            let path = match with_path {
+                true => format!("{}:", s["filePath"].as_str().unwrap_or_default()),
+                false => String::new(),
+            };
+            format!(
+                "{path}{}:{} {} {}",
+                s["line"],
+                s["column"],
+                s["kind"].as_str().unwrap_or_default(),
+                s["name"].as_str().unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The tree-sitter outline's definitions as symbols; `None` without a

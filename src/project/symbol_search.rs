@@ -73,20 +73,7 @@ pub async fn search(state: &State, project: &Project, args: Value) -> Answer {
     let mut text = if symbols.is_empty() {
         format!("no symbol matches {:?}", args.q)
     } else {
-        symbols
-            .iter()
-            .map(|s| {
-                format!(
-                    "{}:{}:{}: {} {}",
-                    s["filePath"].as_str().unwrap_or_default(),
-                    s["line"],
-                    s["column"],
-                    s["kind"].as_str().unwrap_or_default(),
-                    s["name"].as_str().unwrap_or_default()
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        super::lsp::symbol_lines(&symbols, true)
     };
     if limit_reached {
         text.push_str(&format!("\n(cut at the limit of {limit})"));
