@@ -80,14 +80,14 @@ fn run(program: &str, args: &[&str]) {
 }
 
 #[test]
-fn review_extension_typechecks_against_published_pi_types() {
+fn pi_extensions_typecheck_against_published_pi_types() {
     require_node_deps();
     // --no-install: never fetch a `tsc` from the registry instead of ours.
     run("npx", &["--no-install", "tsc", "--noEmit", "-p", "."]);
 }
 
 #[test]
-fn review_extension_runs_in_pi() {
+fn pi_extensions_pass_their_node_tests() {
     require_node_deps();
     // Files, not a directory or glob: node's --test reads those differently
     // across versions.
