@@ -121,6 +121,12 @@ local function mark(buf)
   end
 end
 
+--- Forgets what the servers published for `buf`: its text was reloaded, so
+--- only diagnostics published from now on are about it.
+function M.expect_new(buf)
+  arrived[buf] = nil
+end
+
 --- DiagnosticChanged: marks `args.buf`.
 function M.on_change(args)
   local seen = arrived[args.buf] or { namespaces = {}, empty = 0 }

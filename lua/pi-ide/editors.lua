@@ -242,28 +242,15 @@ function M.text(path)
   if not buf then
     return nil
   end
+  -- A buffer nobody looks at may be older than its file; unsaved edits
+  -- stay, and the answer says the file changed under them.
+  local disk = require("pi-ide.disk").sync(buf)
   return {
+    disk_changed = disk == "conflict" or nil,
     lines = api.nvim_buf_get_lines(buf, 0, -1, false),
     eol = require("pi-ide.edits.text").eol(buf),
     crlf = vim.bo[buf].fileformat == "dos",
   }
-end
-
--- Whether `buf`'s file changed on disk since Neovim read it. Runs
--- :checktime with a FileChangedShell handler of its own, so nothing
--- prompts or reloads.
-local function changed_on_disk(buf)
-  local changed = false
-  local id = api.nvim_create_autocmd("FileChangedShell", {
-    buffer = buf,
-    callback = function()
-      changed = vim.v.fcs_reason ~= "deleted"
-      vim.v.fcs_choice = ""
-    end,
-  })
-  pcall(vim.cmd.checktime, buf)
-  api.nvim_del_autocmd(id)
-  return changed
 end
 
 --- Seam `save_document`: writes `path`'s buffer with :write, never a diff
@@ -276,7 +263,7 @@ function M.save(path)
   if not vim.bo[buf].modified then
     return { ok = true, saved = false, message = "No unsaved changes" }
   end
-  if changed_on_disk(buf) then
+  if require("pi-ide.disk").sync(buf) == "conflict" then
     return {
       ok = false,
       saved = false,

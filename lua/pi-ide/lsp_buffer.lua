@@ -42,6 +42,10 @@ function M.load(query, loaded)
     if loaded then
       loaded(buf)
     end
+  elseif require("pi-ide.disk").sync(buf) == "reloaded" then
+    -- Neovim never checks a buffer no window shows: its servers now see
+    -- the file as it is, and its old diagnostics are no answer.
+    require("pi-ide.diagnostics").expect_new(buf)
   end
   return buf, was_loaded
 end

@@ -140,13 +140,13 @@ pub async fn file_text(state: &State, project: &Project, args: Value) -> Answer 
         .query::<BufferText>(LuaCall::BufferText { path: path.clone() })
         .await
         .map_err(|e| Failure(format!("cannot read the buffer of {path}: {e}")))?;
-    let (lines, from_buffer) = match buffer {
-        Some(buffer) => (buffer.lines, true),
+    let (lines, from_buffer, disk_changed) = match buffer {
+        Some(buffer) => (buffer.lines, true, buffer.disk_changed),
         None => {
             let text = tokio::fs::read_to_string(&path)
                 .await
                 .map_err(|e| Failure(format!("cannot read {}: {e}", args.path_in_project)))?;
-            (text.lines().map(str::to_owned).collect(), false)
+            (text.lines().map(str::to_owned).collect(), false, false)
         }
     };
     let line_count = lines.len();
@@ -158,6 +158,7 @@ pub async fn file_text(state: &State, project: &Project, args: Value) -> Answer 
         "lineCount": line_count,
         "truncated": truncated,
         "fromBuffer": from_buffer,
+        "diskChanged": disk_changed,
     });
     Ok((text, structured))
 }

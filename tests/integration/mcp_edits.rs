@@ -439,3 +439,54 @@ async fn an_accepted_edit_never_overwrites_a_change_made_on_disk_meanwhile() {
         }
     }
 }
+
+/// Writes `text` to `name` with a modification time Neovim cannot miss.
+fn write_elsewhere(session: &Session, name: &str, text: &str) {
+    let path = session.work_dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() + Duration::from_secs(5))
+        .unwrap();
+}
+
+#[tokio::test]
+async fn tools_read_a_hidden_buffer_as_its_file_is_now() {
+    let session = Session::start().await;
+    let endpoint = endpoint(&session).await;
+    session.write_file("b.py", "old = 1\n");
+    // Loaded by a tool, shown in no window: Neovim itself never checks it.
+    session
+        .exec("local b = vim.fn.bufadd('b.py') vim.fn.bufload(b)")
+        .await;
+    write_elsewhere(&session, "b.py", "new = 2\n");
+    let read_text =
+        json!([{"name": "get_file_text_by_path", "arguments": {"pathInProject": "b.py"}}]);
+    let calls = call_now(&endpoint, read_text.clone()).await;
+    assert_eq!(
+        calls[0]["structuredContent"]["text"], "new = 2",
+        "{calls:?}"
+    );
+
+    // With unsaved edits the buffer is what the person sees; an edit is
+    // refused until the person settles the conflict.
+    session
+        .exec("vim.api.nvim_buf_set_lines(vim.fn.bufnr('b.py'), 0, -1, false, { 'mine = 3' })")
+        .await;
+    write_elsewhere(&session, "b.py", "theirs = 4\n");
+    let calls = call_now(
+        &endpoint,
+        json!([
+            read_text[0],
+            {"name": "replace_text_in_file", "arguments": {"pathInProject": "b.py", "oldText": "mine", "newText": "ours"}},
+        ]),
+    )
+    .await;
+    assert_eq!(calls[0]["structuredContent"]["text"], "mine = 3");
+    assert_eq!(calls[0]["structuredContent"]["diskChanged"], true);
+    let message = refused(&calls[1]);
+    assert!(message.contains("changed on disk as well"), "{message}");
+    assert_eq!(read(&session, "b.py"), "theirs = 4\n");
+}

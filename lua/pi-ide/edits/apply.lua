@@ -54,24 +54,6 @@ local function disk_matches(path, expected)
   return expected.exists and found == joined(expected.lines, expected.eol, expected.crlf)
 end
 
--- Whether the file changed on disk since `buf` last read or wrote it: the
--- check behind Neovim's "changed since reading it" warning, answered here
--- instead of by its prompt.
-local function changed_on_disk(buf)
-  local found = false
-  local id = vim.api.nvim_create_autocmd("FileChangedShell", {
-    buffer = buf,
-    callback = function()
-      -- "mode" and "time" alone leave the text as it was.
-      found = found or vim.v.fcs_reason == "changed" or vim.v.fcs_reason == "conflict" or vim.v.fcs_reason == "deleted"
-      vim.v.fcs_choice = ""
-    end,
-  })
-  pcall(vim.cmd.checktime, buf)
-  pcall(vim.api.nvim_del_autocmd, id)
-  return found
-end
-
 local function write_buffer(buf, path)
   vim.fn.mkdir(vim.fs.dirname(path), "p")
   -- `!`: never a prompt about the file having changed since it was read.
@@ -88,7 +70,7 @@ function M.apply(edit)
   if buf then
     -- First: with 'autoread' an unmodified buffer takes the disk's text
     -- here, and then no longer holds what the edit was computed from.
-    local on_disk = edit.write and changed_on_disk(buf)
+    local on_disk = edit.write and require("pi-ide.disk").sync(buf) ~= "same"
     if not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), edit.expected.lines) then
       return { ok = false, error = changed(edit.path) }
     end

@@ -112,6 +112,9 @@ pub struct BufferText {
     /// 'fileformat' is `dos`.
     #[serde(default)]
     pub crlf: bool,
+    /// The buffer has unsaved edits and its file changed on disk as well.
+    #[serde(default)]
+    pub disk_changed: bool,
 }
 
 fn yes() -> bool {

@@ -27,6 +27,12 @@ impl Current {
             })
             .await
             .map_err(|e| Failure(format!("cannot read the buffer of {path}: {e}")))?;
+        if buffer.as_ref().is_some_and(|b| b.disk_changed) {
+            return Err(Failure(format!(
+                "{path} has unsaved edits in Neovim and changed on disk as well; \
+                 the person must settle that (save or reload it) before an edit is proposed"
+            )));
+        }
         if let Some(buffer) = buffer {
             return Ok(Current {
                 text: Lines {

@@ -1,0 +1,63 @@
+-- A loaded buffer against its file on disk: Neovim's own changed-since-read
+-- check (:checktime) for that one buffer, answered here instead of by a
+-- prompt. Hidden buffers are never checked by Neovim itself, so the tools
+-- that read or write files through buffers check first.
+local M = {}
+
+-- Neovim reports a change to a modified buffer's file once; the buffer
+-- keeps this mark until it is written or read again.
+local CONFLICT = "pi_ide_disk_conflict"
+local watching = false
+
+local function clear_on_read_and_write()
+  if watching then
+    return
+  end
+  watching = true
+  vim.api.nvim_create_autocmd({ "BufReadPost", "BufWritePost" }, {
+    group = vim.api.nvim_create_augroup("PiIdeDisk", { clear = true }),
+    callback = function(args)
+      vim.b[args.buf][CONFLICT] = nil
+    end,
+    desc = "pi-ide: the buffer and its file agree again",
+  })
+end
+
+--- Brings `buf` up to date with its file when it has no unsaved edits
+--- (with or without 'autoread') and says where it stands: "same",
+--- "reloaded", "conflict" (unsaved edits, and the file changed too) or
+--- "deleted".
+function M.sync(buf)
+  local outcome = "same"
+  local id = vim.api.nvim_create_autocmd("FileChangedShell", {
+    buffer = buf,
+    callback = function()
+      local reason = vim.v.fcs_reason
+      vim.v.fcs_choice = ""
+      if reason == "changed" then
+        outcome = "reloaded"
+        vim.v.fcs_choice = "reload"
+      elseif reason == "conflict" or reason == "deleted" then
+        outcome = reason
+      end
+    end,
+  })
+  local tick = vim.b[buf].changedtick
+  pcall(vim.cmd.checktime, buf)
+  pcall(vim.api.nvim_del_autocmd, id)
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return outcome
+  end
+  if outcome == "conflict" then
+    clear_on_read_and_write()
+    vim.b[buf][CONFLICT] = true
+  elseif outcome == "same" and vim.b[buf][CONFLICT] then
+    outcome = "conflict"
+  elseif outcome == "same" and vim.b[buf].changedtick ~= tick then
+    -- 'autoread' reloads an unmodified buffer without asking the handler.
+    outcome = "reloaded"
+  end
+  return outcome
+end
+
+return M
