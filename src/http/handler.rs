@@ -57,8 +57,9 @@ impl ServerHandler for Handler {
         let arguments = request
             .arguments
             .map_or_else(|| Value::Object(Default::default()), Value::Object);
+        let waits = crate::project::may_wait_for_the_person(&request.name);
         let call = crate::project::call(&self.state, &request.name, arguments);
-        let Some(outcome) = with_progress(call, &context).await else {
+        let Some(outcome) = with_progress(call, &context, waits).await else {
             return Err(ErrorData::internal_error("the call was cancelled", None));
         };
         let Some(result) = outcome else {
@@ -85,6 +86,7 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 async fn with_progress<F: Future>(
     work: F,
     context: &RequestContext<RoleServer>,
+    waits_for_the_person: bool,
 ) -> Option<F::Output> {
     let token = context.meta.get_progress_token();
     let started = tokio::time::Instant::now();
@@ -100,7 +102,10 @@ async fn with_progress<F: Future>(
                 let Some(token) = token.clone() else { continue };
                 let waited = started.elapsed().as_secs();
                 let param = ProgressNotificationParam::new(token, f64::from(sent))
-                    .with_message(format!("still waiting after {waited} s (an edit may be waiting for the person's approval)"));
+                    .with_message(match waits_for_the_person {
+                        true => format!("waiting {waited} s for the person to accept or reject the edit in Neovim (:PiIde diff shows it)"),
+                        false => format!("still working after {waited} s"),
+                    });
                 if let Err(error) = context.peer.notify_progress(param).await {
                     tracing::debug!("progress notification not sent: {error}");
                 }

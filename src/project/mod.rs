@@ -66,6 +66,19 @@ pub const TOOLS: &[ProjectTool] = &[
     symbol_search::SEARCH_SYMBOL,
 ];
 
+/// Whether tool `name` changes files, and so may wait for the person's
+/// approval in Neovim.
+pub fn may_wait_for_the_person(name: &str) -> bool {
+    matches!(
+        name,
+        "replace_text_in_file"
+            | "create_new_file"
+            | "reformat_file"
+            | "rename_refactoring"
+            | "apply_code_action"
+    )
+}
+
 /// `[{name, description, inputSchema}]` for `tools/list`.
 pub fn list() -> Vec<Value> {
     TOOLS

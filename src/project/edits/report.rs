@@ -92,8 +92,12 @@ impl<'a> Report<'a> {
                 .iter()
                 .filter_map(|d| d["filePath"].as_str())
                 .collect();
+            let unchanged = match paths.len() {
+                1 => "it was not changed",
+                _ => "those files were not changed",
+            };
             lines.push(format!(
-                "The person declined the edit of {}; those files were not changed.",
+                "The person declined the edit of {}; {unchanged}.",
                 paths.join(", ")
             ));
         }
