@@ -6,6 +6,28 @@ function M.notify(message, level)
   vim.notify("pi-ide: " .. message, level or vim.log.levels.INFO)
 end
 
+--- Like notify, but while the person types in Insert, Replace or Terminal
+--- mode (where the mode message would cover it at once) it waits until
+--- they leave it, and is dropped if `still_wanted()` then says so.
+function M.notify_when_seen(message, level, still_wanted)
+  if not vim.api.nvim_get_mode().mode:match("^[iRt]") then
+    return M.notify(message, level)
+  end
+  vim.api.nvim_create_autocmd("ModeChanged", {
+    pattern = "*:n*",
+    once = true,
+    callback = function()
+      if not still_wanted or still_wanted() then
+        -- After the mode message is cleared.
+        vim.schedule(function()
+          M.notify(message, level)
+        end)
+      end
+    end,
+    desc = "pi-ide: a message kept until the person stops typing",
+  })
+end
+
 --- Fires `User <name>` with `data` for statuslines and user autocmds.
 function M.emit(name, data)
   vim.api.nvim_exec_autocmds("User", { pattern = name, data = data, modeline = false })

@@ -51,6 +51,12 @@ async fn keys_typed_in_insert_mode_stay_in_the_file_being_edited() {
     let id = agent.open_diff(&target, "one\n2\n", "typing").await;
     session.wait_diffs(1).await;
     session.input("after").await;
+    // "-- INSERT --" would cover a message now: it waits for <Esc>.
+    let told = session.notifications().await;
+    assert!(
+        !told.iter().any(|m| m.contains(":PiIde diff")),
+        "told while typing: {told:?}"
+    );
     session.input("<Esc>").await;
     settle(&session).await;
     assert_eq!(

@@ -111,8 +111,12 @@ function M.open(spec)
     error(err, 0)
   end
   if not focus then
-    util.notify(
-      ("%s proposes changes to %s: :PiIde diff to review"):format(spec.client, vim.fn.fnamemodify(spec.path, ":~:."))
+    util.notify_when_seen(
+      ("%s proposes changes to %s: :PiIde diff to review"):format(spec.client, vim.fn.fnamemodify(spec.path, ":~:.")),
+      nil,
+      function()
+        return not entry.decided
+      end
     )
   end
   return true
