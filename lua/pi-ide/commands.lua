@@ -162,10 +162,24 @@ local subcommands = {
       util.notify(("unknown review action %q; try submit, cancel or status"):format(what), vim.log.levels.ERROR)
     end
   end,
-  mcp = function()
+  mcp = function(args)
     local mcp, problem = require("pi-ide.host").mcp()
     if not mcp then
       util.notify("MCP endpoint: " .. problem, vim.log.levels.WARN)
+      return
+    end
+    if args[1] == "copy" then
+      -- A wrapped message cannot be copied from the terminal in one piece.
+      local command = M.claude_mcp_add(mcp.url, mcp.token)
+      vim.fn.setreg('"', command)
+      local clipboard = vim.fn.has("clipboard") == 1
+      if clipboard then
+        vim.fn.setreg("+", command)
+      end
+      util.notify(('the claude mcp add command is in register "%s'):format(clipboard and " and +" or ""))
+      return
+    elseif args[1] ~= nil then
+      util.notify(("unknown mcp argument %q; try copy"):format(args[1]), vim.log.levels.ERROR)
       return
     end
     local lasting = mcp.token_file
@@ -176,6 +190,7 @@ local subcommands = {
       ("Claude Code (run in %s; adds it for this project):"):format(vim.fn.getcwd(-1, -1)),
       M.claude_mcp_add(mcp.url, mcp.token),
       lasting,
+      ":PiIde mcp copy puts the command in a register.",
     }, "\n"))
   end,
   agent = function(args)
@@ -234,6 +249,8 @@ function M.complete(arglead, cmdline)
     candidates = agent_arguments
   elseif words[2] == "review" then
     candidates = review_actions
+  elseif words[2] == "mcp" then
+    candidates = { "copy" }
   elseif words[2] == "accept" or words[2] == "reject" or words[2] == "diff" then
     if words[2] ~= "diff" then
       candidates[1] = "all"

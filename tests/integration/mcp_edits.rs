@@ -336,7 +336,10 @@ async fn a_waiting_call_sends_progress_until_the_person_decides() {
     })
     .await
     .expect("a progress notification while the person has not decided");
-    assert!(line.contains("for the person to accept or reject"), "{line}");
+    assert!(
+        line.contains("for the person to accept or reject"),
+        "{line}"
+    );
     command(&session, "PiIde accept").await;
     let report = client.report().await;
     ok(&report["calls"][0]);

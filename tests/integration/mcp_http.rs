@@ -393,6 +393,18 @@ async fn mcp_can_be_turned_off_and_the_command_shows_the_url() {
         )),
         "{told}"
     );
+    session.exec("vim.cmd('PiIde mcp copy')").await;
+    let copied = session.lua("return vim.fn.getreg('\"')").await;
+    assert_eq!(
+        copied.as_str().unwrap(),
+        format!(
+            "claude mcp add --transport http nvim {url} --header \"Authorization: Bearer {token}\""
+        )
+    );
+    let completed = session
+        .lua("return vim.fn.getcompletion('PiIde mcp ', 'cmdline')")
+        .await;
+    assert_eq!(completed, serde_json::json!(["copy"]));
     let off = Session::start_with("{ mcp = { enabled = false } }").await;
     let (_, lock) = off.lockfile().await;
     assert!(lock.get("mcpUrl").is_none(), "{lock}");
