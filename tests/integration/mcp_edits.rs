@@ -174,8 +174,11 @@ async fn a_replacement_waits_for_the_person_and_is_saved_when_accepted() {
         )
         .await;
     assert!(
-        bars[0].as_str().unwrap().contains("your buffer"),
-        "the left side is the buffer: {bars}"
+        bars[0]
+            .as_str()
+            .unwrap()
+            .contains("your buffer, unsaved edits included: accepting saves them"),
+        "the left side is the buffer, and accepting saves its edits: {bars}"
     );
     assert!(
         bars[1]

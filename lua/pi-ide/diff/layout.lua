@@ -88,7 +88,10 @@ end
 local function original_winbar(spec, large)
   local from = spec.original_exists and "on disk" or "new file (empty)"
   if spec.edit and spec.edit.from_buffer then
-    from = "your buffer (unsaved edits included)"
+    -- Accepting writes the whole buffer: say so when that saves more.
+    local buf = util.file_buffer(spec.path)
+    from = buf and vim.bo[buf].modified and "%#WarningMsg#your buffer, unsaved edits included: accepting saves them%*"
+      or "your buffer"
   end
   return from .. (large and " · large-file view" or "")
 end
@@ -217,7 +220,8 @@ function M.open(spec, entry, focus, ready)
   local function side(text)
     return entry.host_hunks and { lines = {}, eol = text.eol, crlf = text.crlf } or text
   end
-  entry.original_buf = make_buffer(buffer_name(spec, "on disk"), side(spec.original), filetype, spec.tab_name)
+  local source = spec.edit and spec.edit.from_buffer and "your buffer" or "on disk"
+  entry.original_buf = make_buffer(buffer_name(spec, source), side(spec.original), filetype, spec.tab_name)
   -- Not 'readonly': `:w` there accepts too.
   vim.bo[entry.original_buf].modifiable = false
   entry.proposed_buf = make_buffer(buffer_name(spec, "proposed"), side(spec.proposed), filetype, spec.tab_name)
