@@ -9,7 +9,7 @@
  * request, which the server refused before running it.
  */
 
-import { SseParser } from "./sse.ts";
+import { type SseEvent, SseParser } from "./sse.ts";
 
 export const PROTOCOL_VERSION = "2025-11-25";
 const KNOWN_VERSIONS = new Set([PROTOCOL_VERSION, "2025-06-18", "2025-03-26"]);
@@ -264,9 +264,9 @@ export class McpHttpClient {
 			if (!response.ok) throw await httpError(response);
 			const type = response.headers.get("content-type") ?? "";
 			if (type.includes("text/event-stream")) {
-				return await this.readStream(response, id, progressToken, arm, options);
+				return await this.readStream(response, id, progressToken, arm, controller.signal, options);
 			}
-			const body = await response.text();
+			const body = await readText(response, controller.signal);
 			let parsed: unknown;
 			try {
 				parsed = JSON.parse(body);
@@ -300,38 +300,37 @@ export class McpHttpClient {
 		id: number,
 		progressToken: string,
 		arm: () => void,
+		signal: AbortSignal,
 		options: CallOptions,
 	): Promise<unknown> {
-		const body = response.body;
-		if (!body) throw new McpError("an event stream without a body", "protocol");
-		const reader = body.getReader();
+		if (!response.body) throw new McpError("an event stream without a body", "protocol");
 		const decoder = new TextDecoder();
 		const parser = new SseParser();
-		try {
-			for (;;) {
-				const { done, value } = await reader.read();
-				const events = done
-					? [...parser.push(decoder.decode()), ...parser.end()]
-					: parser.push(decoder.decode(value, { stream: true }));
-				for (const event of events) {
-					if (event.event !== "message" || event.data.trim() === "") continue;
-					let msg: unknown;
-					try {
-						msg = JSON.parse(event.data);
-					} catch {
-						continue;
-					}
-					for (const one of Array.isArray(msg) ? msg : [msg]) {
-						if (!isObject(one)) continue;
-						if (one.id === id && one.method === undefined) return settle(String(id), one);
-						this.onServerMessage(one, progressToken, arm, options);
-					}
+		/** The answer to request `id` among `events`, handling the rest; undefined if absent. */
+		const answerIn = (events: SseEvent[]): { answer: unknown } | undefined => {
+			for (const event of events) {
+				if (event.event !== "message" || event.data.trim() === "") continue;
+				let msg: unknown;
+				try {
+					msg = JSON.parse(event.data);
+				} catch {
+					continue;
 				}
-				if (done) throw new McpError("Neovim closed the stream before answering", "protocol");
+				for (const one of Array.isArray(msg) ? msg : [msg]) {
+					if (!isObject(one)) continue;
+					if (one.id === id && one.method === undefined) return { answer: settle(String(id), one) };
+					this.onServerMessage(one, progressToken, arm, options);
+				}
 			}
-		} finally {
-			reader.cancel().catch(() => {});
+			return undefined;
+		};
+		for await (const chunk of chunks(response.body, signal)) {
+			const found = answerIn(parser.push(decoder.decode(chunk, { stream: true })));
+			if (found) return found.answer;
 		}
+		const found = answerIn([...parser.push(decoder.decode()), ...parser.end()]);
+		if (found) return found.answer;
+		throw new McpError("Neovim closed the stream before answering", "protocol");
 	}
 
 	/** Progress for our call re-arms its timer; requests from the server get a short answer. */
@@ -359,6 +358,42 @@ export class McpHttpClient {
 	private cancelRemote(requestId: number, reason: string): void {
 		this.notify("notifications/cancelled", { requestId, reason }, AbortSignal.timeout(2_000)).catch(() => {});
 	}
+}
+
+/**
+ * A response body's chunks until it ends or `signal` aborts. Node's fetch
+ * follows the signal it was given only while its Request object lives (a
+ * WeakRef): a garbage collection after the headers arrived cuts the link, and
+ * an abort would no longer reach the body. The reader is cancelled here
+ * instead, which also closes the connection.
+ */
+async function* chunks(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+	const reader = body.getReader();
+	const stop = () => {
+		reader.cancel(signal.reason).catch(() => {});
+	};
+	signal.addEventListener("abort", stop, { once: true });
+	try {
+		for (;;) {
+			if (signal.aborted) throw signal.reason;
+			const { done, value } = await reader.read();
+			// A cancel ends a pending read as if the body had ended.
+			if (signal.aborted) throw signal.reason;
+			if (done) return;
+			yield value;
+		}
+	} finally {
+		signal.removeEventListener("abort", stop);
+		reader.cancel().catch(() => {});
+	}
+}
+
+async function readText(response: Response, signal: AbortSignal): Promise<string> {
+	if (!response.body) return "";
+	const decoder = new TextDecoder();
+	let text = "";
+	for await (const chunk of chunks(response.body, signal)) text += decoder.decode(chunk, { stream: true });
+	return text + decoder.decode();
 }
 
 function settle(what: string, answer: JsonObject): unknown {

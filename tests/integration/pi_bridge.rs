@@ -2,7 +2,9 @@
 //! plugin, the real pi in `--mode rpc` loading the extension, and a stub
 //! model (`tests/mcp/pi_bridge.mjs`) that calls `nvim_get_file_text_by_path`.
 //! The answer must be the buffer's unsaved text, which only Neovim has.
+//! Edits wait for the person in Neovim; one aborted in pi is withdrawn there.
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -10,10 +12,10 @@ use serde_json::Value;
 use crate::common::{Session, repo_root, scratch_dir};
 use crate::pi_extension::require_node_deps;
 
-/// Runs the driver against `session`; its JSON report.
-async fn drive_pi(session: &Session) -> Value {
+/// Runs the driver against `session` with `home` as its scratch directory;
+/// its JSON report.
+async fn drive_pi(session: &Session, home: &Path) -> Value {
     require_node_deps();
-    let home = scratch_dir("pi-bridge-home");
     // pi runs below Neovim's project root, as many start it; the bridge
     // still answers for that root.
     let cwd = session.work_dir.canonicalize().unwrap().join("src");
@@ -22,7 +24,7 @@ async fn drive_pi(session: &Session) -> Value {
         .arg(repo_root().join("tests/mcp/pi_bridge.mjs"))
         .arg(&cwd)
         .arg(&session.lock_dir)
-        .arg(&*home)
+        .arg(home)
         .output()
         .await
         .expect("run node");
@@ -37,9 +39,8 @@ async fn drive_pi(session: &Session) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
 }
 
-/// Plays the person: waits for the edit's diff, lets it wait a while, then
-/// accepts it.
-async fn accept_the_edit(session: &Session) {
+/// Waits until Neovim shows one loaded diff.
+async fn wait_for_a_diff(session: &Session) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
         let list = session.lua("return require('pi-ide.diff').list()").await;
@@ -47,7 +48,7 @@ async fn accept_the_edit(session: &Session) {
             .as_array()
             .is_some_and(|l| l.len() == 1 && l[0]["loading"] == false)
         {
-            break;
+            return;
         }
         assert!(
             tokio::time::Instant::now() < deadline,
@@ -55,10 +56,29 @@ async fn accept_the_edit(session: &Session) {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Plays the person: accepts the first edit after a while; for the
+/// second, tells the driver its diff is shown (it aborts the call in pi)
+/// and returns the diffs still open a few seconds later.
+async fn review_the_edits(session: &Session, home: &Path) -> Value {
+    wait_for_a_diff(session).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     session
         .exec("vim.cmd('PiIde diff') vim.cmd('PiIde accept')")
         .await;
+    wait_for_a_diff(session).await;
+    // Long enough for pi to collect garbage several times while it waits.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    std::fs::write(home.join("diff-shown"), "").unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(4);
+    loop {
+        let list = session.lua("return require('pi-ide.diff').list()").await;
+        if list.as_array().is_some_and(Vec::is_empty) || tokio::time::Instant::now() > deadline {
+            return list;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 fn names(report: &Value, key: &str) -> Vec<String> {
@@ -86,7 +106,9 @@ async fn pi_calls_neovim_through_the_bridge_and_sees_unsaved_text() {
         )
         .await;
 
-    let (report, ()) = tokio::join!(drive_pi(&session), accept_the_edit(&session));
+    let home = scratch_dir("pi-bridge-home");
+    let (report, diffs_after_abort) =
+        tokio::join!(drive_pi(&session, &home), review_the_edits(&session, &home));
 
     assert_eq!(report["extensionErrors"], serde_json::json!([]), "{report}");
     // Nothing of Neovim's before /nvim connect.
@@ -154,6 +176,23 @@ async fn pi_calls_neovim_through_the_bridge_and_sees_unsaved_text() {
     assert_eq!(report["editEnd"]["isError"], false, "{report}");
     let edit = report["editResult"].as_str().unwrap();
     assert!(edit.contains("a.txt"), "{edit}");
+    assert_eq!(
+        std::fs::read_to_string(session.work_dir.join("a.txt")).unwrap(),
+        "saved one\nEDITED in Neovim\n"
+    );
+
+    // The second edit, aborted in pi while its diff was shown: pi ends the
+    // call at once, Neovim withdraws the diff, the file stays as it was.
+    assert_eq!(report["abortEnd"]["isError"], true, "{report}");
+    let aborted = report["abortEnd"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(aborted.contains("cancelled"), "{aborted}");
+    assert!(
+        report["abortEndMs"].as_u64().is_some_and(|ms| ms < 2_000),
+        "{report}"
+    );
+    assert_eq!(diffs_after_abort, serde_json::json!([]), "{report}");
     assert_eq!(
         std::fs::read_to_string(session.work_dir.join("a.txt")).unwrap(),
         "saved one\nEDITED in Neovim\n"

@@ -3,14 +3,16 @@
 // <lockDir> and whose project is <cwd>. pi's model is a stub
 // OpenAI-compatible server here that asks for `nvim_get_file_text_by_path`
 // on a.txt when the prompt says READ_A (on ../outside.txt for OUTSIDE),
-// or `nvim_replace_text_in_file` on a.txt for EDIT_A, then answers with the
-// tool's text. Late on, it kills that Neovim to see
+// or `nvim_replace_text_in_file` on a.txt for EDIT_A and EDIT_ABORT, then
+// answers with the tool's text. EDIT_ABORT is aborted (pi's RPC `abort`, as
+// Escape) once the test signals, through <scratchDir>/diff-shown, that
+// Neovim shows its diff. Late on, it kills that Neovim to see
 // the bridge report the loss. Prints one JSON report of what pi, the model
 // and the person saw.
 //
 // node pi_bridge.mjs <cwd> <lockDir> <scratchDir>
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { connect } from "node:net";
 import path from "node:path";
@@ -33,8 +35,8 @@ function fail(message) {
 	process.exit(1);
 }
 
-async function waitFor(what, probe) {
-	const deadline = Date.now() + STEP_MS;
+async function waitFor(what, probe, ms = STEP_MS) {
+	const deadline = Date.now() + ms;
 	for (;;) {
 		const value = probe();
 		if (value !== undefined) return value;
@@ -65,12 +67,14 @@ const model = createServer((req, res) => {
 		const last = parsed.messages.at(-1);
 		res.writeHead(200, { "content-type": "text/event-stream" });
 		const send = (c) => res.write(`data: ${JSON.stringify(c)}\n\n`);
-		const wanted = last.role === "user" && text(last.content).match(/READ_A|OUTSIDE|EDIT_A/)?.[0];
+		const wanted = last.role === "user" && text(last.content).match(/READ_A|OUTSIDE|EDIT_ABORT|EDIT_A/)?.[0];
 		if (wanted) {
 			const [name, args] =
 				wanted === "EDIT_A"
 					? ["nvim_replace_text_in_file", { pathInProject: "a.txt", oldText: "UNSAVED", newText: "EDITED" }]
-					: ["nvim_get_file_text_by_path", { pathInProject: wanted === "READ_A" ? "a.txt" : "../outside.txt" }];
+					: wanted === "EDIT_ABORT"
+						? ["nvim_replace_text_in_file", { pathInProject: "a.txt", oldText: "saved one", newText: "ABORTED" }]
+						: ["nvim_get_file_text_by_path", { pathInProject: wanted === "READ_A" ? "a.txt" : "../outside.txt" }];
 			send(
 				chunk(
 					{
@@ -118,9 +122,15 @@ writeFileSync(
 const settingsFile = path.join(agentDir, "settings.json");
 writeFileSync(settingsFile, JSON.stringify({ unrelatedKey: { kept: true }, nvim: { note: "kept" } }, null, 2));
 
+// pi in a terminal collects garbage all the time (its TUI allocates on
+// every frame); here pi collects every 100 ms, as often, so the bridge
+// cannot lean on anything a collection may drop (Node's fetch loses the
+// link from a caller's AbortSignal to a response body that way).
+const collectOften = "data:text/javascript,setInterval(globalThis.gc, 100).unref()";
 const pi = spawn(
 	process.execPath,
 	[
+		...["--expose-gc", "--import", collectOften],
 		...[piCli, "--mode", "rpc", "--no-session", "--offline"],
 		...["--provider", "stub", "--model", "stub-model", "-e", path.join(piDir, "nvim.ts")],
 	],
@@ -196,6 +206,21 @@ from = events.length;
 const edit = await prompt("EDIT_A please");
 report.editResult = text(edit[1]?.messages.findLast((m) => m.role === "tool")?.content);
 report.editEnd = find(from, (e) => e.type === "tool_execution_end") ?? null;
+
+// The person gives up in pi (Escape, here RPC `abort`) while Neovim shows
+// the edit's diff: the call ends in pi at once, and in Neovim too.
+from = events.length;
+rpc({ type: "prompt", message: "EDIT_ABORT please" });
+await waitFor("the test to see the diff", () => (existsSync(path.join(scratch, "diff-shown")) ? true : undefined));
+const abortedAt = Date.now();
+rpc({ id: "abort", type: "abort" });
+report.abortEnd = await waitFor(
+	"the tool call to end after pi's abort",
+	() => find(from, (e) => e.type === "tool_execution_end"),
+	5_000,
+);
+report.abortEndMs = Date.now() - abortedAt;
+await waitFor("the aborted agent to stop", () => find(from, (e) => e.type === "agent_end"));
 
 report.statusConnected = await command("/nvim status", /Neovim bridge/);
 report.tools = await command("/nvim tools", /Neovim tools|No Neovim tools/);
