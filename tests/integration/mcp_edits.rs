@@ -417,15 +417,7 @@ async fn an_accepted_edit_never_overwrites_a_change_made_on_disk_meanwhile() {
         client.diffs(&session, 1).await;
 
         // Another program writes the file while the person reviews.
-        let path = session.work_dir.join("a.py");
-        std::fs::write(&path, "x = 1\ny = 2\nz = 3 # from elsewhere\n").unwrap();
-        let later = std::time::SystemTime::now() + Duration::from_secs(5);
-        std::fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(later)
-            .unwrap();
+        write_elsewhere(&session, "a.py", "x = 1\ny = 2\nz = 3 # from elsewhere\n");
 
         command(&session, "PiIde accept").await;
         let message = refused(&client.result().await);
