@@ -28,6 +28,30 @@ function M.notify_when_seen(message, level, still_wanted)
   })
 end
 
+--- The keys a `keymaps` option turns on: `{name = lhs}` for each name of
+--- `plugs` (name → <Plug> map) whose option is a string.
+function M.keys_on(keys, plugs)
+  local on = {}
+  if type(keys) == "table" then
+    for name in pairs(plugs) do
+      on[name] = type(keys[name]) == "string" and keys[name] or nil
+    end
+  end
+  return on
+end
+
+--- `lhs` as the person types it: `<leader>aa` becomes `\aa` or `<Space>aa`.
+function M.display_key(lhs)
+  local function leader(value)
+    return function()
+      return vim.fn.keytrans(value or "\\")
+    end
+  end
+  local shown = lhs:gsub("<[lL][eE][aA][dD][eE][rR]>", leader(vim.g.mapleader))
+  shown = shown:gsub("<[lL][oO][cC][aA][lL][lL][eE][aA][dD][eE][rR]>", leader(vim.g.maplocalleader))
+  return shown
+end
+
 --- Fires `User <name>` with `data` for statuslines and user autocmds.
 function M.emit(name, data)
   vim.api.nvim_exec_autocmds("User", { pattern = name, data = data, modeline = false })

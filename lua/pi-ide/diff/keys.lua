@@ -1,6 +1,7 @@
 -- The person's keys in a diff tab (option `diff.keymaps`): accept and reject
 -- the diff or the hunk under the cursor, in both windows, through the <Plug> maps that plugin/pi-ide.lua defines.
 local config = require("pi-ide.config")
+local util = require("pi-ide.util")
 
 local M = {}
 
@@ -17,26 +18,7 @@ local plugs = {
 --- `{accept = lhs?, reject = lhs?, hunk_accept = lhs?, hunk_reject = lhs?,
 --- accept_all = lhs?, reject_all = lhs?}`: the keys that are on.
 function M.configured()
-  local keys = config.values.diff.keymaps
-  local on = {}
-  if type(keys) == "table" then
-    for name in pairs(plugs) do
-      on[name] = type(keys[name]) == "string" and keys[name] or nil
-    end
-  end
-  return on
-end
-
---- `lhs` as the person types it: `<leader>aa` becomes `\aa` or `<Space>aa`.
-function M.display(lhs)
-  local function leader(value)
-    return function()
-      return vim.fn.keytrans(value or "\\")
-    end
-  end
-  local shown = lhs:gsub("<[lL][eE][aA][dD][eE][rR]>", leader(vim.g.mapleader))
-  shown = shown:gsub("<[lL][oO][cC][aA][lL][lL][eE][aA][dD][eE][rR]>", leader(vim.g.maplocalleader))
-  return shown
+  return util.keys_on(config.values.diff.keymaps, plugs)
 end
 
 --- Maps the keys in both of the diff's buffers.

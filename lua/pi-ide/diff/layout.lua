@@ -45,21 +45,21 @@ end
 local function proposal_winbar(spec, dirty)
   local on = keys.configured()
   local function key(name, command)
-    return on[name] and (keys.display(on[name]) .. "/" .. command) or command
+    return on[name] and (util.display_key(on[name]) .. "/" .. command) or command
   end
   local decide = {
     ("%s accept"):format(key("accept", ":w")),
     ("%s reject"):format(key("reject", ":q")),
   }
   if on.hunk_accept and on.hunk_reject then
-    decide[#decide + 1] = ("%s/%s hunk"):format(keys.display(on.hunk_accept), keys.display(on.hunk_reject))
+    decide[#decide + 1] = ("%s/%s hunk"):format(util.display_key(on.hunk_accept), util.display_key(on.hunk_reject))
   end
   local edit = spec.edit
   if edit and edit.count > 1 then
     -- One edit of several files: decided together, or file by file.
     for _, verb in ipairs({ "accept", "reject" }) do
       local lhs = on[verb .. "_all"]
-      decide[#decide + 1] = lhs and ("%s %s all"):format(keys.display(lhs), verb) or (":PiIde %s all"):format(verb)
+      decide[#decide + 1] = lhs and ("%s %s all"):format(util.display_key(lhs), verb) or (":PiIde %s all"):format(verb)
     end
   end
   local about = { ("%s%s"):format(vim.fn.fnamemodify(spec.path, ":~:."), spec.original_exists and "" or " (new)") }

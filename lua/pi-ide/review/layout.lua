@@ -19,14 +19,7 @@ local plugs = {
 
 --- The keys that are on: `{next = lhs?, prev = lhs?, ...}`.
 local function configured()
-  local keys = config.values.review and config.values.review.keymaps
-  local on = {}
-  if type(keys) == "table" then
-    for name in pairs(plugs) do
-      on[name] = type(keys[name]) == "string" and keys[name] or nil
-    end
-  end
-  return on
+  return util.keys_on(config.values.review and config.values.review.keymaps, plugs)
 end
 
 -- The working file's buffer, loaded; `created` when the review loaded it.
@@ -105,7 +98,7 @@ end
 
 local function winbar(s, entry)
   local on = configured()
-  local display = require("pi-ide.diff.keys").display
+  local display = util.display_key
   local function pair(a, b, what)
     return (on[a] and on[b]) and ("%s/%s %s"):format(display(on[a]), display(on[b]), what) or nil
   end
