@@ -60,4 +60,24 @@ function M.sync(buf)
   return outcome
 end
 
+--- Syncs every loaded file buffer without unsaved edits, so a language
+--- server asked about one file sees the others as they are on disk too (an
+--- agent's own tools often write files Neovim holds unseen). Returns the
+--- buffers that were reloaded.
+function M.refresh()
+  local reloaded = {}
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if
+      vim.api.nvim_buf_is_loaded(buf)
+      and vim.bo[buf].buftype == ""
+      and not vim.bo[buf].modified
+      and vim.api.nvim_buf_get_name(buf) ~= ""
+      and M.sync(buf) == "reloaded"
+    then
+      reloaded[#reloaded + 1] = buf
+    end
+  end
+  return reloaded
+end
+
 return M

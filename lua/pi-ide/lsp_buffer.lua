@@ -42,10 +42,12 @@ function M.load(query, loaded)
     if loaded then
       loaded(buf)
     end
-  elseif require("pi-ide.disk").sync(buf) == "reloaded" then
-    -- Neovim never checks a buffer no window shows: its servers now see
-    -- the file as it is, and its old diagnostics are no answer.
-    require("pi-ide.diagnostics").expect_new(buf)
+  end
+  -- Neovim never checks a buffer no window shows: the servers now see the
+  -- files as they are, and the old diagnostics of a reloaded one are no
+  -- answer.
+  for _, reloaded in ipairs(require("pi-ide.disk").refresh()) do
+    require("pi-ide.diagnostics").expect_new(reloaded)
   end
   return buf, was_loaded
 end

@@ -439,7 +439,7 @@ async fn an_accepted_edit_never_overwrites_a_change_made_on_disk_meanwhile() {
 }
 
 /// Writes `text` to `name` with a modification time Neovim cannot miss.
-fn write_elsewhere(session: &Session, name: &str, text: &str) {
+pub(crate) fn write_elsewhere(session: &Session, name: &str, text: &str) {
     let path = session.work_dir.join(name);
     std::fs::write(&path, text).unwrap();
     std::fs::File::options()

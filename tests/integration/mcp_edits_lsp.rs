@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use crate::common::{Session, repo_root};
-use crate::mcp_edits::{call_now, command, ok, read, refused, start_client};
+use crate::mcp_edits::{call_now, command, ok, read, refused, start_client, write_elsewhere};
 use crate::mcp_http::endpoint;
 use crate::pi_extension::require_node_deps;
 
@@ -88,6 +88,33 @@ async fn a_rename_across_files_shows_every_file_and_accept_all_applies_them() {
     assert_eq!(
         read(&session, "main.py"),
         "from lib import plus\n\ntotal = plus(1, 2)\n"
+    );
+}
+
+#[tokio::test]
+async fn a_rename_sees_files_changed_on_disk_behind_buffers_no_window_shows() {
+    let (session, endpoint) = with_pyright().await;
+    // Both files loaded by a tool, shown nowhere; then an agent's own tool
+    // writes main.py on disk.
+    let problems =
+        |file: &str| json!({"name": "get_file_problems", "arguments": {"filePath": file}});
+    call_now(&endpoint, json!([problems("lib.py"), problems("main.py")])).await;
+    write_elsewhere(
+        &session,
+        "main.py",
+        "from lib import add\n\n\ntotal = add(1, 2)  # written by the agent\n",
+    );
+    let calls = json!([{"name": "rename_refactoring",
+        "arguments": {"pathInProject": "lib.py", "symbolName": "add", "newName": "plus"}}]);
+    let mut client = start_client(&endpoint, calls, false);
+    client.diffs(&session, 2).await;
+    command(&session, "PiIde diff").await;
+    command(&session, "PiIde accept all").await;
+    ok(&client.result().await);
+    assert_eq!(
+        read(&session, "main.py"),
+        "from lib import plus\n\n\ntotal = plus(1, 2)  # written by the agent\n",
+        "the rename is made on the file as it is, and keeps the agent's write"
     );
 }
 
