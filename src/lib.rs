@@ -42,6 +42,7 @@
 //! * [`client`]      – client ids and kinds.
 //! * [`mutex`]       – locking that survives a panicked task.
 //! * [`memory`]      – handing memory back to the OS after large diffs.
+//! * [`private_file`] – 0600 files written whole (lockfiles, kept token).
 
 mod auth;
 mod client;
@@ -60,6 +61,7 @@ pub mod memory;
 mod mutex;
 pub mod nvim;
 mod outline;
+mod private_file;
 mod project;
 #[cfg(test)]
 mod scratch;

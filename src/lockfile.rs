@@ -4,9 +4,9 @@
 //! written to a temp name and renamed so a reader never sees half a file, are
 //! 0600 in a 0700 directory, and only our own schema is ever garbage-collected.
 
-use std::fs::{self, DirBuilder, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::fs::{self, DirBuilder};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -107,23 +107,7 @@ impl Lockfile {
 
     fn write(&self) -> io::Result<()> {
         let body = serde_json::to_vec(&self.info).map_err(io::Error::other)?;
-        let tmp = self
-            .path
-            .with_extension(format!("lock.tmp{}", std::process::id()));
-        let result = (|| {
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(&tmp)?;
-            file.write_all(&body)?;
-            fs::rename(&tmp, &self.path)
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result
+        crate::private_file::replace(&self.path, &body)
     }
 }
 

@@ -4,12 +4,13 @@
 //! 0700 directory; anything else is replaced by a fresh token, and the
 //! person is told why. The token itself is never logged or reported.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::fs::{self};
+use std::io::{self};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use crate::auth::new_token;
+use crate::private_file;
 
 /// The token to serve with, and why the kept one could not be used.
 #[derive(Debug)]
@@ -53,7 +54,7 @@ pub fn kept(path: &Path) -> Kept {
         Err(problem) => problem,
     };
     let token = new_token();
-    let outcome = match replace(path, &token) {
+    let outcome = match private_file::replace(path, format!("{token}\n").as_bytes()) {
         Ok(()) => "a fresh token replaces it: configure MCP clients again (:PiIde mcp)".to_owned(),
         Err(error) => {
             format!("a fresh token lasts until Neovim exits (cannot replace the file: {error})")
@@ -97,7 +98,7 @@ fn read(path: &Path) -> Result<Option<String>, String> {
 /// that is there afterwards.
 fn create(path: &Path) -> io::Result<String> {
     let token = new_token();
-    let tmp = write_temp(path, &token)?;
+    let tmp = private_file::write_beside(path, format!("{token}\n").as_bytes())?;
     // A link, unlike a rename, never replaces a file that appeared meanwhile.
     let linked = fs::hard_link(&tmp, path);
     let _ = fs::remove_file(&tmp);
@@ -108,35 +109,6 @@ fn create(path: &Path) -> io::Result<String> {
             _ => Err(error),
         },
         Err(error) => Err(error),
-    }
-}
-
-/// Replaces whatever is at `path` with `token`, atomically.
-fn replace(path: &Path, token: &str) -> io::Result<()> {
-    let tmp = write_temp(path, token)?;
-    let renamed = fs::rename(&tmp, path);
-    if renamed.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    renamed
-}
-
-/// A new 0600 file beside `path` holding `token`.
-fn write_temp(path: &Path, token: &str) -> io::Result<std::path::PathBuf> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let _ = fs::remove_file(&tmp);
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)
-        .and_then(|mut file| file.write_all(format!("{token}\n").as_bytes()));
-    match written {
-        Ok(()) => Ok(tmp),
-        Err(error) => {
-            let _ = fs::remove_file(&tmp);
-            Err(error)
-        }
     }
 }
 

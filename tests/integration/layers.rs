@@ -30,6 +30,7 @@ const LAYERS: &[&[&str]] = &[
         "client",
         "mutex",
         "memory",
+        "private_file",
         "scratch",
         "lib",
     ],
