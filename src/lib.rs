@@ -37,6 +37,8 @@
 //! * [`diagnostics`] – the mirror `getDiagnostics` answers from, and its shapes.
 //! * [`diff`]        – pending diffs, diff preparation, exact text, hunks.
 //! * [`outline`]     – tree-sitter outline, scope and comment detection.
+//! * [`confine`]     – project roots (never `/` or `$HOME`), paths confined
+//!   after resolving every link, reads and writes that never follow one.
 //! * [`selection`]   – positions → `selection_changed` params; file urls.
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
 //! * [`client`]      – client ids and kinds.
@@ -47,6 +49,7 @@
 mod auth;
 mod client;
 pub mod config;
+pub mod confine;
 mod diagnostics;
 mod diff;
 mod events;

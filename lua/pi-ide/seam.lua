@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 10
+M.VERSION = 11
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -73,9 +73,10 @@ M.calls = {
   document_state = function(path)
     return require("pi-ide.editors").state(path)
   end,
-  -- saveDocument: writes the file's buffer; nil without one.
-  save_document = function(path)
-    return require("pi-ide.editors").save(path)
+  -- saveDocument: writes the file's buffer while `path` still leads to
+  -- `real`, the file the host checked; nil without one.
+  save_document = function(path, real)
+    return require("pi-ide.editors").save(path, real)
   end,
   -- MCP get_file_text_by_path: { lines } of the file's loaded buffer, nil
   -- without one.
@@ -94,7 +95,8 @@ M.calls = {
     require("pi-ide.edits.lsp").request(query)
   end,
   -- MCP edits: puts an accepted (or unapproved) text into the file's
-  -- buffer, writing it when asked; returns { ok, error?, written }.
+  -- buffer, writing it when asked; returns { ok, error?, written,
+  -- no_buffer? } (no_buffer: the host writes the file itself).
   apply_edit = function(edit)
     return require("pi-ide.edits.apply").apply(edit)
   end,
@@ -114,6 +116,11 @@ M.calls = {
   -- A review request was refused (answered "cancelled"): tell the person.
   review_refused = function(message)
     require("pi-ide.review").refused(message)
+  end,
+  -- An agent's request was refused (a path out of the project): tell the
+  -- person why.
+  refused = function(message)
+    require("pi-ide.util").notify(message, vim.log.levels.WARN)
   end,
 }
 

@@ -1,5 +1,6 @@
 //! Review sessions a client asks for with `{files}`: the files are checked
-//! (relative, inside the project root, existing regular files) before the
+//! (a root that is a project, never `/` or the home directory; relative,
+//! inside the project root, existing regular files) before the
 //! review UI sees them; one review at a time; the result goes to the client
 //! that asked, exactly once, as `reviewResult`.
 
@@ -8,13 +9,16 @@ use std::sync::Arc;
 
 use super::messages;
 use crate::client::ClientId;
+use crate::confine::ProjectRoot;
 use crate::nvim::seam::{LuaCall, Review, ReviewDone, ReviewStatus};
 use crate::state::State;
 
 /// `files` (or why the request was malformed) from `client`.
 pub async fn request(state: &Arc<State>, client: ClientId, files: Result<Vec<String>, String>) {
     let root = state.root.borrow().clone();
-    let files = match files.and_then(|files| check(&root, &files)) {
+    let project = ProjectRoot::confirm(&root.to_string_lossy())
+        .map_err(|not| format!("Neovim's project root {not}"));
+    let files = match project.and_then(|_| files.and_then(|files| check(&root, &files))) {
         Ok(files) => files,
         Err(why) => return refuse(state, client, format!("review refused: {why}")),
     };

@@ -22,6 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["state"],
     &["nvim"],
     &[
+        "confine",
         "diagnostics",
         "diff",
         "outline",

@@ -1,10 +1,12 @@
 -- Seam `apply_edit`: puts an MCP edit's text into the file's buffer in one
 -- undo step and, once the person approved it, writes the file (as
--- JetBrains saves). A file without a loaded buffer is written directly
--- after approval, or loaded into a buffer when approval is off. Nothing is
--- applied when the buffer (or file) no longer holds what the edit was
--- computed from, or when writing the buffer would lose a change made on
--- disk since Neovim read it.
+-- JetBrains saves) while it still leads where the host checked. A file
+-- without a loaded buffer is left to the host to write after approval (it
+-- never follows a link), or loaded into a buffer when approval is off.
+-- Nothing is applied when the buffer (or file) no longer holds what the
+-- edit was computed from, or when writing the buffer would lose a change
+-- made on disk since Neovim read it. The host has created the directories
+-- of a new file.
 local text = require("pi-ide.edits.text")
 local util = require("pi-ide.util")
 
@@ -54,17 +56,14 @@ local function disk_matches(path, expected)
   return expected.exists and found == joined(expected.lines, expected.eol, expected.crlf)
 end
 
-local function write_buffer(buf, path)
-  vim.fn.mkdir(vim.fs.dirname(path), "p")
+local function write_buffer(buf, path, real)
   -- `!`: never a prompt about the file having changed since it was read.
-  local ok, err = pcall(vim.api.nvim_buf_call, buf, function()
-    vim.cmd("silent keepalt write!")
-  end)
-  return ok, err
+  return require("pi-ide.guard").write(buf, path, real, "silent keepalt write!")
 end
 
---- Seam `apply_edit`: `edit` = {path, lines, eol, crlf, expected = {lines,
---- eol, crlf, exists}, write}. Returns {ok, error?, written}.
+--- Seam `apply_edit`: `edit` = {path, real, lines, eol, crlf, expected =
+--- {lines, eol, crlf, exists}, write}. Returns {ok, error?, written,
+--- no_buffer?}.
 function M.apply(edit)
   local buf = util.file_buffer(edit.path)
   if buf then
@@ -88,19 +87,7 @@ function M.apply(edit)
       }
     end
   elseif edit.write then
-    if not disk_matches(edit.path, edit.expected) then
-      return { ok = false, error = changed(edit.path) }
-    end
-    local ok, err = pcall(function()
-      vim.fn.mkdir(vim.fs.dirname(edit.path), "p")
-      local file = assert(io.open(edit.path, "wb"))
-      file:write(joined(edit.lines, edit.eol, edit.crlf))
-      assert(file:close())
-    end)
-    if not ok then
-      return { ok = false, error = ("cannot write %s: %s"):format(edit.path, tostring(err)) }
-    end
-    return { ok = true, written = true }
+    return { ok = false, no_buffer = true }
   else
     if not disk_matches(edit.path, edit.expected) then
       return { ok = false, error = changed(edit.path) }
@@ -108,10 +95,6 @@ function M.apply(edit)
     buf = vim.fn.bufadd(edit.path)
     vim.fn.bufload(buf)
     vim.bo[buf].buflisted = true
-    if not edit.expected.exists then
-      -- So that :w finds the directory.
-      vim.fn.mkdir(vim.fs.dirname(edit.path), "p")
-    end
   end
   local ok, err = pcall(set_lines, buf, edit.lines)
   if not ok then
@@ -124,7 +107,7 @@ function M.apply(edit)
   if not edit.write then
     return { ok = true, written = false }
   end
-  local written, write_err = write_buffer(buf, edit.path)
+  local written, write_err = write_buffer(buf, edit.path, edit.real)
   if not written then
     return {
       ok = false,

@@ -45,6 +45,8 @@ pub enum LuaCall {
     },
     SaveDocument {
         path: String,
+        /// Where `path` led when checked: Lua writes only while it still does.
+        real: String,
     },
     BufferText {
         path: String,
@@ -60,6 +62,11 @@ pub enum LuaCall {
         reason: String,
     },
     ReviewRefused {
+        message: String,
+    },
+    /// An agent's request was refused (a path out of the project): tell
+    /// the person why.
+    Refused {
         message: String,
     },
 }
@@ -90,6 +97,7 @@ impl LuaCall {
         "review_open",
         "review_close",
         "review_refused",
+        "refused",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -117,6 +125,7 @@ impl LuaCall {
             LuaCall::ReviewOpen(_) => "review_open",
             LuaCall::ReviewClose { .. } => "review_close",
             LuaCall::ReviewRefused { .. } => "review_refused",
+            LuaCall::Refused { .. } => "refused",
         }
     }
 
@@ -156,18 +165,19 @@ impl LuaCall {
             LuaCall::LspRequest(query) => vec![msgpack(&query)?],
             LuaCall::LspEdit(query) => vec![msgpack(&query)?],
             LuaCall::ApplyEdit(edit) => vec![msgpack(&edit)?],
-            LuaCall::DocumentState { path }
-            | LuaCall::SaveDocument { path }
-            | LuaCall::BufferText { path } => {
+            LuaCall::DocumentState { path } | LuaCall::BufferText { path } => {
                 vec![Value::from(path)]
             }
+            LuaCall::SaveDocument { path, real } => vec![Value::from(path), Value::from(real)],
             LuaCall::Socket(SocketInfo { path, error }) => vec![
                 path.map_or(Value::Nil, Value::from),
                 error.map_or(Value::Nil, Value::from),
             ],
             LuaCall::ReviewOpen(review) => vec![msgpack(&review)?],
             LuaCall::ReviewClose { id, reason } => vec![Value::from(id), Value::from(reason)],
-            LuaCall::ReviewRefused { message } => vec![Value::from(message)],
+            LuaCall::ReviewRefused { message } | LuaCall::Refused { message } => {
+                vec![Value::from(message)]
+            }
         };
         args.extend(payload);
         Ok(args)
@@ -257,6 +267,7 @@ mod tests {
             },
             LuaCall::SaveDocument {
                 path: "/w/a".into(),
+                real: "/w/a".into(),
             },
             LuaCall::BufferText {
                 path: "/w/a".into(),
@@ -279,6 +290,7 @@ mod tests {
             }),
             LuaCall::ApplyEdit(ApplyEdit {
                 path: "/w/a".into(),
+                real: "/w/a".into(),
                 lines: vec!["x".into()],
                 eol: true,
                 crlf: false,
@@ -301,6 +313,9 @@ mod tests {
                 reason: "the agent disconnected".into(),
             },
             LuaCall::ReviewRefused {
+                message: "no".into(),
+            },
+            LuaCall::Refused {
                 message: "no".into(),
             },
         ];

@@ -20,15 +20,16 @@
 //! | `open_file`   | request                 | `openFile`: show (or load) a file, select text; → `{filetype, line_count}` |
 //! | `open_editors`| –                       | `getOpenEditors`: listed file buffers      |
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
-//! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
+//! | `save_document`  | path, real           | `saveDocument`: `{ok, saved, message}` or nil; writes only while `path` still leads to `real` |
 //! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
 //! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, timeout_ms}`; answered later by `lsp_answer` |
 //! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), computed without touching buffers; answered later by `lsp_answer` with `{files = [{path, text}]}` or `{actions}` |
-//! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked; → `{ok, error?, written}` |
+//! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked (only while `path` still leads to `real`); → `{ok, error?, written, no_buffer?}` (`no_buffer`: the host writes the file) |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
 //! | `review_open` | review                  | a socket client asked for a review `{id, root, files}`; a Lua error cancels it |
 //! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
 //! | `review_refused` | message              | a review request was refused: tell the person why |
+//! | `refused`     | message                 | an agent's request was refused (a path out of the project): tell the person why |
 //!
 //! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
 //! | event                 | args                  | meaning                                  |
@@ -63,7 +64,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 10;
+pub const SEAM_VERSION: u64 = 11;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

@@ -160,13 +160,16 @@ pub struct ExpectedText {
     pub exists: bool,
 }
 
-/// An edit for Lua to put into a file's buffer (loading it when needed)
-/// or, for a file without a loaded buffer that is to be written, into the
-/// file itself.
+/// An edit for Lua to put into a file's buffer (loading it when needed).
+/// A file without a loaded buffer that is to be written is left to the
+/// host, which writes it without following links (`no_buffer`).
 #[derive(Debug, Clone, Serialize)]
 pub struct ApplyEdit {
     /// Absolute, inside the project root.
     pub path: String,
+    /// Where `path` led when the host checked it: Lua writes the buffer only
+    /// while it still does.
+    pub real: String,
     pub lines: Vec<String>,
     pub eol: bool,
     pub crlf: bool,
@@ -185,6 +188,10 @@ pub struct AppliedEdit {
     pub error: Option<String>,
     #[serde(default)]
     pub written: bool,
+    /// The file has no loaded buffer and the edit is to be written: the
+    /// host writes it.
+    #[serde(default)]
+    pub no_buffer: bool,
 }
 
 /// What `save_document` returns for a file that has a buffer.

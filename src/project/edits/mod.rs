@@ -23,6 +23,8 @@ use futures_util::future::join_all;
 
 use super::{Answer, Failure, Project};
 use crate::client::ClientId;
+use crate::confine::Confined;
+use crate::confine::beneath::WriteError;
 use crate::diff::pending::DiffOutcome;
 use crate::diff::prepare::{EditInfo, prepare_lines};
 use crate::diff::text::Lines;
@@ -126,7 +128,8 @@ pub async fn propose(
 }
 
 /// Puts `text` into the file's buffer (writing it when `write`), if the
-/// file still holds what the edit was computed from.
+/// file still holds what the edit was computed from. A file without a
+/// buffer is written here, below the root, never through a link.
 async fn apply(
     state: &State,
     project: &Project,
@@ -135,11 +138,19 @@ async fn apply(
     write: bool,
 ) -> Fate {
     // A link out of the root may have appeared while the person reviewed.
-    if let Err(Failure(message)) = project.resolve(&change.path) {
-        return Fate::Failed(message);
+    let confined = match project.confine(&change.path) {
+        Ok(confined) => confined,
+        Err(Failure(message)) => return Fate::Failed(message),
+    };
+    if !change.before.exists
+        && let Err(error) = confined.create_parents().await
+    {
+        return Fate::Failed(format!("cannot create its directories: {error}"));
     }
+    let contents = text.join();
     let edit = ApplyEdit {
         path: change.path.clone(),
+        real: confined.real.to_string_lossy().into_owned(),
         lines: text.lines,
         eol: text.eol,
         crlf: text.crlf,
@@ -151,10 +162,35 @@ async fn apply(
         .query::<AppliedEdit>(LuaCall::ApplyEdit(edit))
         .await
     {
+        Ok(Some(applied)) if applied.no_buffer => {
+            write_file(
+                &confined,
+                &project.relative(&change.path),
+                contents,
+                &change.before,
+            )
+            .await
+        }
         Ok(Some(applied)) if applied.ok => Fate::Applied { edited: false },
         Ok(Some(applied)) => Fate::Failed(applied.error.unwrap_or_else(|| "not applied".into())),
         Ok(None) => Fate::Failed("Neovim did not say whether it applied the edit".into()),
         Err(e) => Fate::Failed(format!("Neovim could not apply the edit: {e}")),
+    }
+}
+
+/// Writes a file that has no buffer, if it still holds what the edit was
+/// computed from.
+async fn write_file(confined: &Confined, shown: &str, contents: String, before: &Current) -> Fate {
+    let expected = before.exists.then(|| before.text.join().into_bytes());
+    match confined.write(contents.into_bytes(), expected).await {
+        Ok(()) => Fate::Applied { edited: false },
+        Err(WriteError::Changed) => Fate::Failed(format!(
+            "{shown} changed while the edit waited; it was not applied"
+        )),
+        Err(WriteError::Io(error)) if error.raw_os_error() == Some(libc::ELOOP) => Fate::Failed(
+            format!("{shown} is a symbolic link now; nothing was written through it"),
+        ),
+        Err(WriteError::Io(error)) => Fate::Failed(format!("cannot write {shown}: {error}")),
     }
 }
 

@@ -129,10 +129,7 @@ mod tests {
     use super::*;
 
     fn project() -> Project {
-        Project {
-            root: "/w".into(),
-            roots: vec!["/w".into()],
-        }
+        Project::at("/w")
     }
 
     #[test]
