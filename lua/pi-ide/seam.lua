@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 10
+M.VERSION = 11
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -97,6 +97,11 @@ M.calls = {
   -- buffer, writing it when asked; returns { ok, error?, written }.
   apply_edit = function(edit)
     return require("pi-ide.edits.apply").apply(edit)
+  end,
+  -- MCP edits: an accepted edit of notice.path was not applied as it was
+  -- (notice.why); notice.kept (lines) goes to a buffer of its own, returned.
+  edit_notice = function(notice)
+    return require("pi-ide.edits.apply").notice(notice)
   end,
   -- pi's context socket is at `path` now (nil: nowhere), or `err` says why not.
   socket = function(path, err)

@@ -24,6 +24,7 @@ mod load;
 mod lua;
 mod mcp;
 mod mcp_edits;
+mod mcp_edits_changed;
 mod mcp_edits_lsp;
 mod mcp_http;
 mod mcp_lasting;

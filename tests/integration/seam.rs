@@ -81,6 +81,8 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["lsp_edit", {"id": 3, "kind": "apply_action", "path": "", "action_id": "9", "timeout_ms": 200}]),
         json!(["apply_edit", {"path": path, "lines": ["two"], "eol": true, "crlf": false,
             "expected": {"lines": ["one"], "eol": true, "crlf": false, "exists": true}, "write": false}]),
+        json!(["edit_notice", {"path": path, "why": "changed while you reviewed the edit", "kept": lines}]),
+        json!(["edit_notice", {"path": path, "why": "changed: it is shown again"}]),
         json!(["socket", "/w/.pi/ide/nvim.sock", null]),
         json!([
             "socket",

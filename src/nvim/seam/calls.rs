@@ -52,6 +52,7 @@ pub enum LuaCall {
     LspRequest(LspQuery),
     LspEdit(LspEditQuery),
     ApplyEdit(ApplyEdit),
+    EditNotice(EditNotice),
     Socket(SocketInfo),
     ReviewOpen(Review),
     ReviewClose {
@@ -86,6 +87,7 @@ impl LuaCall {
         "lsp_request",
         "lsp_edit",
         "apply_edit",
+        "edit_notice",
         "socket",
         "review_open",
         "review_close",
@@ -113,6 +115,7 @@ impl LuaCall {
             LuaCall::LspRequest(_) => "lsp_request",
             LuaCall::LspEdit(_) => "lsp_edit",
             LuaCall::ApplyEdit(_) => "apply_edit",
+            LuaCall::EditNotice(_) => "edit_notice",
             LuaCall::Socket(_) => "socket",
             LuaCall::ReviewOpen(_) => "review_open",
             LuaCall::ReviewClose { .. } => "review_close",
@@ -156,6 +159,7 @@ impl LuaCall {
             LuaCall::LspRequest(query) => vec![msgpack(&query)?],
             LuaCall::LspEdit(query) => vec![msgpack(&query)?],
             LuaCall::ApplyEdit(edit) => vec![msgpack(&edit)?],
+            LuaCall::EditNotice(notice) => vec![msgpack(&notice)?],
             LuaCall::DocumentState { path }
             | LuaCall::SaveDocument { path }
             | LuaCall::BufferText { path } => {
@@ -289,6 +293,11 @@ mod tests {
                     exists: false,
                 },
                 write: true,
+            }),
+            LuaCall::EditNotice(EditNotice {
+                path: "/w/a".into(),
+                why: "changed".into(),
+                kept: Some(crate::diff::text::Lines::split("x\n")),
             }),
             LuaCall::Socket(SocketInfo::default()),
             LuaCall::ReviewOpen(Review {

@@ -24,7 +24,8 @@
 //! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
 //! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, timeout_ms}`; answered later by `lsp_answer` |
 //! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), computed without touching buffers; answered later by `lsp_answer` with `{files = [{path, text}]}` or `{actions}` |
-//! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked; → `{ok, error?, written}` |
+//! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked, if it still holds `expected`; → `{ok, error?, why?, stale?, in_buffer?, written}` |
+//! | `edit_notice` | notice                  | MCP edits: tell the person an accepted edit of `{path}` was not applied as it was (`why`) and keep its text (`kept`, lines) in a buffer of its own; → that buffer or nil |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
 //! | `review_open` | review                  | a socket client asked for a review `{id, root, files}`; a Lua error cancels it |
 //! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
@@ -63,7 +64,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 10;
+pub const SEAM_VERSION: u64 = 11;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

@@ -181,10 +181,34 @@ pub struct ApplyEdit {
 #[derive(Debug, Deserialize)]
 pub struct AppliedEdit {
     pub ok: bool,
+    /// For the agent.
     #[serde(default)]
     pub error: Option<String>,
+    /// For the person, when it says more than `error`.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// Not applied because the buffer (or file) no longer holds the
+    /// expected text.
+    #[serde(default)]
+    pub stale: bool,
+    /// The buffer has the text; only writing it failed.
+    #[serde(default)]
+    pub in_buffer: bool,
     #[serde(default)]
     pub written: bool,
+}
+
+/// What the person is told about an accepted edit that was not applied
+/// as it was (shown again, or kept in a buffer of its own).
+#[derive(Debug, Serialize)]
+pub struct EditNotice {
+    /// Absolute.
+    pub path: String,
+    /// What happened, after the file's name.
+    pub why: String,
+    /// The accepted text, for a buffer of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept: Option<crate::diff::text::Lines>,
 }
 
 /// What `save_document` returns for a file that has a buffer.
