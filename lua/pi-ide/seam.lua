@@ -83,9 +83,18 @@ M.calls = {
     return require("pi-ide.editors").text(path)
   end,
   -- MCP LSP tools: starts { id, kind, path, line, character, text?, timeout_ms }
-  -- and returns at once; the answer follows as the `lsp_answer` event.
+  -- and returns at once; the answer (hover markdown, or the servers' own
+  -- responses with their encodings) follows as the `lsp_answer` event.
   lsp_request = function(query)
     require("pi-ide.lsp_tools").request(query)
+  end,
+  -- MCP LSP tools: { {buf, path} }, the file buffers with unsaved edits.
+  modified_buffers = function()
+    return require("pi-ide.buffer_lines").modified()
+  end,
+  -- MCP LSP tools: the text of `rows` (0-based) of each { buf, rows }.
+  buffer_lines = function(wanted)
+    return require("pi-ide.buffer_lines").rows(wanted)
   end,
   -- MCP edit tools: starts { id, kind, path, ... } (format, rename,
   -- code_actions, apply_action) and returns at once; the answer (new file

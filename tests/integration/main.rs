@@ -29,6 +29,7 @@ mod mcp_edits_lsp;
 mod mcp_http;
 mod mcp_lasting;
 mod mcp_lsp;
+mod mcp_lsp_many;
 mod mcp_python;
 mod mentions;
 mod pi_bridge;

@@ -177,5 +177,9 @@ async fn an_accepted_edit_of_lines_that_changed_meanwhile_is_kept_and_the_person
     let buffer = session
         .lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('b.txt'), 0, -1, false)")
         .await;
-    assert_eq!(buffer, json!(["alpha", "BETA"]), "the person's typing stays");
+    assert_eq!(
+        buffer,
+        json!(["alpha", "BETA"]),
+        "the person's typing stays"
+    );
 }

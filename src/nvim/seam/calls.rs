@@ -50,6 +50,8 @@ pub enum LuaCall {
         path: String,
     },
     LspRequest(LspQuery),
+    ModifiedBuffers,
+    BufferLines(Vec<BufferRows>),
     LspEdit(LspEditQuery),
     ApplyEdit(ApplyEdit),
     EditNotice(EditNotice),
@@ -85,6 +87,8 @@ impl LuaCall {
         "save_document",
         "buffer_text",
         "lsp_request",
+        "modified_buffers",
+        "buffer_lines",
         "lsp_edit",
         "apply_edit",
         "edit_notice",
@@ -113,6 +117,8 @@ impl LuaCall {
             LuaCall::SaveDocument { .. } => "save_document",
             LuaCall::BufferText { .. } => "buffer_text",
             LuaCall::LspRequest(_) => "lsp_request",
+            LuaCall::ModifiedBuffers => "modified_buffers",
+            LuaCall::BufferLines(_) => "buffer_lines",
             LuaCall::LspEdit(_) => "lsp_edit",
             LuaCall::ApplyEdit(_) => "apply_edit",
             LuaCall::EditNotice(_) => "edit_notice",
@@ -154,7 +160,9 @@ impl LuaCall {
             LuaCall::Workspace
             | LuaCall::ProjectRoots
             | LuaCall::CurrentPositions
-            | LuaCall::OpenEditors => vec![],
+            | LuaCall::OpenEditors
+            | LuaCall::ModifiedBuffers => vec![],
+            LuaCall::BufferLines(wanted) => vec![msgpack(&wanted)?],
             LuaCall::OpenFile(request) => vec![msgpack(&request)?],
             LuaCall::LspRequest(query) => vec![msgpack(&query)?],
             LuaCall::LspEdit(query) => vec![msgpack(&query)?],
@@ -274,6 +282,11 @@ mod tests {
                 text: None,
                 timeout_ms: 5000,
             }),
+            LuaCall::ModifiedBuffers,
+            LuaCall::BufferLines(vec![BufferRows {
+                buf: 1,
+                rows: vec![0, 4],
+            }]),
             LuaCall::LspEdit(LspEditQuery {
                 id: 2,
                 kind: "rename",

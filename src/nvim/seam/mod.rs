@@ -22,7 +22,9 @@
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
 //! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
 //! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
-//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, timeout_ms}`; answered later by `lsp_answer` |
+//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, timeout_ms}`; answered later by `lsp_answer` with hover's `{markdown}`, else the servers' own `{responses = [{encoding, result}]}` |
+//! | `modified_buffers` | –                  | MCP LSP tools: `[{buf, path}]`, the loaded file buffers with unsaved edits |
+//! | `buffer_lines` | wanted                 | MCP LSP tools: `[[text]]`, the text of the rows of each `{buf, rows}` (0-based) |
 //! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), computed without touching buffers; answered later by `lsp_answer` with `{files = [{path, text}]}` or `{actions}` |
 //! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked, if it still holds `expected`; → `{ok, error?, why?, stale?, in_buffer?, written}` |
 //! | `edit_notice` | notice                  | MCP edits: tell the person an accepted edit of `{path}` was not applied as it was (`why`) and keep its text (`kept`, lines) in a buffer of its own; → that buffer or nil |

@@ -256,6 +256,20 @@ pub struct LspAnswer {
     pub filetype: Option<String>,
 }
 
+/// A file buffer with unsaved edits (`modified_buffers`).
+#[derive(Debug, Deserialize)]
+pub struct ModifiedBuffer {
+    pub buf: i64,
+    pub path: String,
+}
+
+/// Rows of one buffer to read (`buffer_lines`), 0-based.
+#[derive(Debug, Serialize)]
+pub struct BufferRows {
+    pub buf: i64,
+    pub rows: Vec<u64>,
+}
+
 /// Where the context socket listens now; both `None`: nowhere (off, or
 /// removed at shutdown).
 #[derive(Debug, Default, Serialize)]
