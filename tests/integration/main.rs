@@ -36,6 +36,7 @@ mod pi_bridge;
 mod pi_extension;
 mod properties;
 mod reload;
+mod review_git;
 mod seam;
 mod selection;
 mod suggest;

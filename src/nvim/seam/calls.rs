@@ -317,6 +317,7 @@ mod tests {
                 id: 1,
                 root: "/w".into(),
                 files: vec!["a".into()],
+                heads: [("a".to_owned(), vec!["x".to_owned()])].into(),
             }),
             LuaCall::ReviewClose {
                 id: 1,

@@ -29,7 +29,7 @@
 //! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked, if it still holds `expected`; → `{ok, error?, why?, stale?, in_buffer?, written}` |
 //! | `edit_notice` | notice                  | MCP edits: tell the person an accepted edit of `{path}` was not applied as it was (`why`) and keep its text (`kept`, lines) in a buffer of its own; → that buffer or nil |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
-//! | `review_open` | review                  | a socket client asked for a review `{id, root, files}`; a Lua error cancels it |
+//! | `review_open` | review                  | a socket client asked for a review `{id, root, files, heads}` (heads: file → its lines at git HEAD, read by the host); a Lua error cancels it |
 //! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
 //! | `review_refused` | message              | a review request was refused: tell the person why |
 //!

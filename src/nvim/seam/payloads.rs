@@ -287,6 +287,8 @@ pub struct Review {
     pub root: String,
     /// Relative to `root`; each an existing regular file inside it.
     pub files: Vec<String>,
+    /// The lines of each file git has at HEAD, by its name in `files`.
+    pub heads: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
