@@ -116,8 +116,9 @@ M.calls = {
   socket = function(path, err)
     host.on_socket(path, err)
   end,
-  -- A socket client asks for a review: { id, root, files } (files relative
-  -- to root, checked); an error makes the host answer "cancelled".
+  -- A socket client asks for a review: { id, root, files, heads } (files
+  -- relative to root, checked; heads: file -> its lines at git HEAD, read
+  -- by the host); an error makes the host answer "cancelled".
   review_open = function(review)
     return require("pi-ide.review").open(review)
   end,
