@@ -61,9 +61,10 @@ function M.sync(buf)
 end
 
 --- Syncs every loaded file buffer without unsaved edits, so a language
---- server asked about one file sees the others as they are on disk too (an
---- agent's own tools often write files Neovim holds unseen). Returns the
---- buffers that were reloaded.
+--- server asked for an edit of one file sees the others as they are on disk
+--- too (an agent's own tools often write files Neovim holds unseen). Returns
+--- the buffers that were reloaded. Only the edit tools pay for this walk;
+--- the others check the one buffer they ask about.
 function M.refresh()
   local reloaded = {}
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do

@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 11
+M.VERSION = 12
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -84,9 +84,18 @@ M.calls = {
     return require("pi-ide.editors").text(path)
   end,
   -- MCP LSP tools: starts { id, kind, path, line, character, text?, timeout_ms }
-  -- and returns at once; the answer follows as the `lsp_answer` event.
+  -- and returns at once; the answer (hover markdown, or the servers' own
+  -- responses with their encodings) follows as the `lsp_answer` event.
   lsp_request = function(query)
     require("pi-ide.lsp_tools").request(query)
+  end,
+  -- MCP LSP tools: { {buf, path} }, the file buffers with unsaved edits.
+  modified_buffers = function()
+    return require("pi-ide.buffer_lines").modified()
+  end,
+  -- MCP LSP tools: the text of `rows` (0-based) of each { buf, rows }.
+  buffer_lines = function(wanted)
+    return require("pi-ide.buffer_lines").rows(wanted)
   end,
   -- MCP edit tools: starts { id, kind, path, ... } (format, rename,
   -- code_actions, apply_action) and returns at once; the answer (new file
@@ -100,12 +109,18 @@ M.calls = {
   apply_edit = function(edit)
     return require("pi-ide.edits.apply").apply(edit)
   end,
+  -- MCP edits: an accepted edit of notice.path was not applied as it was
+  -- (notice.why); notice.kept (lines) goes to a buffer of its own, returned.
+  edit_notice = function(notice)
+    return require("pi-ide.edits.apply").notice(notice)
+  end,
   -- pi's context socket is at `path` now (nil: nowhere), or `err` says why not.
   socket = function(path, err)
     host.on_socket(path, err)
   end,
-  -- A socket client asks for a review: { id, root, files } (files relative
-  -- to root, checked); an error makes the host answer "cancelled".
+  -- A socket client asks for a review: { id, root, files, heads } (files
+  -- relative to root, checked; heads: file -> its lines at git HEAD, read
+  -- by the host); an error makes the host answer "cancelled".
   review_open = function(review)
     return require("pi-ide.review").open(review)
   end,

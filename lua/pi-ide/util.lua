@@ -3,7 +3,7 @@ local M = {}
 
 --- Reports a message to the person, prefixed so they know who speaks.
 function M.notify(message, level)
-  vim.notify("pi-ide: " .. message, level or vim.log.levels.INFO)
+  vim.notify("pi-ide: " .. message, level or vim.log.levels.INFO, { title = "pi-ide" })
 end
 
 --- Like notify, but while the person types in Insert, Replace or Terminal

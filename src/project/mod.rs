@@ -11,6 +11,8 @@
 //!   `list_directory_tree`.
 //! * [`lsp`]      – `get_symbol_info`, `find_definition`, `find_references`,
 //!   `get_document_symbols`, from Neovim's language servers.
+//! * [`lsp_answers`] – the servers' answers as Lua passes them on, read.
+//! * [`line_text`] – the text of the lines an answer names, off the UI thread.
 //! * [`edits`]    – the tools that change files, through the person's
 //!   approval: `replace_text_in_file`, `create_new_file`, `reformat_file`,
 //!   `rename_refactoring`, `get_code_actions`, `apply_code_action`.
@@ -20,7 +22,9 @@
 
 mod edits;
 mod files;
+mod line_text;
 mod lsp;
+mod lsp_answers;
 mod problems;
 mod routing;
 mod search;

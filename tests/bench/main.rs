@@ -2,8 +2,8 @@
 //! per figure, `name: value unit`, each the median of repeated runs.
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
-//! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `mcp_tools`) to
-//! run one group.
+//! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `mcp_tools`,
+//! `lsp_references`) to run one group.
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
@@ -12,6 +12,7 @@ mod diagnostics;
 mod editor;
 mod mcp_client;
 mod mcp_tools;
+mod references;
 mod stamped;
 mod suggestions;
 
@@ -58,5 +59,8 @@ async fn main() {
     }
     if runs("mcp_tools") {
         mcp_tools::run().await;
+    }
+    if runs("lsp_references") {
+        references::run().await;
     }
 }

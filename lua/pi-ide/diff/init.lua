@@ -69,10 +69,8 @@ local function keep_edits(entry, reason)
   if not (buf and vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified) then
     return
   end
-  local kept = vim.api.nvim_create_buf(true, true)
-  vim.api.nvim_buf_set_lines(kept, 0, -1, false, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
-  pcall(vim.api.nvim_buf_set_name, kept, ("pi-ide://%s (your edits #%d)"):format(vim.fs.basename(entry.path), entry.id))
-  vim.bo[kept].filetype = vim.bo[buf].filetype
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local kept = require("pi-ide.diff.kept").buffer(entry.path, lines, ("your edits #%d"):format(entry.id))
   util.notify(
     ("%s: your edits to the proposal for %s are kept in buffer %d (:b %d)"):format(
       reason,

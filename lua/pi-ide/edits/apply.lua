@@ -4,9 +4,11 @@
 -- without a loaded buffer is left to the host to write after approval (it
 -- never follows a link), or loaded into a buffer when approval is off.
 -- Nothing is applied when the buffer (or file) no longer holds what the
--- edit was computed from, or when writing the buffer would lose a change
--- made on disk since Neovim read it. The host has created the directories
--- of a new file.
+-- edit was computed from ("stale": the host then shows it again on the new
+-- text), or when writing the buffer would lose a change made on disk since
+-- Neovim read it. The host has created the directories of a new file. Seam
+-- `edit_notice` tells the person when an accepted edit was not applied as
+-- it was, keeping its text.
 local text = require("pi-ide.edits.text")
 local util = require("pi-ide.util")
 
@@ -41,8 +43,12 @@ local function set_lines(buf, lines)
   vim.bo[buf].undolevels = vim.bo[buf].undolevels
 end
 
-local function changed(path)
-  return ("%s changed while the edit waited; it was not applied"):format(vim.fn.fnamemodify(path, ":~:."))
+local function stale(path)
+  return {
+    ok = false,
+    stale = true,
+    error = ("%s changed while the edit waited"):format(vim.fn.fnamemodify(path, ":~:.")),
+  }
 end
 
 -- The file on disk still holds `expected`.
@@ -71,17 +77,14 @@ function M.apply(edit)
     -- here, and then no longer holds what the edit was computed from.
     local on_disk = edit.write and require("pi-ide.disk").sync(buf) ~= "same"
     if not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), edit.expected.lines) then
-      return { ok = false, error = changed(edit.path) }
+      return stale(edit.path)
     end
     if on_disk then
       local name = vim.fn.fnamemodify(edit.path, ":~:.")
-      util.notify(
-        ("%s changed on disk since you loaded it, so the accepted MCP edit was not applied: "):format(name)
-          .. "writing would lose that change. `:e!` loads it",
-        vim.log.levels.WARN
-      )
       return {
         ok = false,
+        why = "changed on disk since you loaded it, so the accepted MCP edit was not applied: "
+          .. "writing would lose that change. `:e!` loads it",
         error = ("%s changed on disk since Neovim loaded it (not by this edit); "):format(name)
           .. "the edit was not applied, so that change is not lost",
       }
@@ -90,7 +93,7 @@ function M.apply(edit)
     return { ok = false, no_buffer = true }
   else
     if not disk_matches(edit.path, edit.expected) then
-      return { ok = false, error = changed(edit.path) }
+      return stale(edit.path)
     end
     buf = vim.fn.bufadd(edit.path)
     vim.fn.bufload(buf)
@@ -111,10 +114,29 @@ function M.apply(edit)
   if not written then
     return {
       ok = false,
+      in_buffer = true,
       error = ("changed the buffer of %s but could not write it: %s"):format(edit.path, tostring(write_err)),
     }
   end
   return { ok = true, written = true }
+end
+
+--- Seam `edit_notice`: `notice` = {path, why, kept?} where kept = {lines}:
+--- tells the person what became of an accepted edit of `path` and keeps
+--- `kept` in a buffer of its own. Returns that buffer, or nil.
+function M.notice(notice)
+  local name = vim.fn.fnamemodify(notice.path, ":~:.")
+  local kept = notice.kept ~= nil and notice.kept ~= vim.NIL and notice.kept or nil
+  if not kept then
+    util.notify(("%s %s"):format(name, notice.why), vim.log.levels.WARN)
+    return nil
+  end
+  local buf = require("pi-ide.diff.kept").buffer(notice.path, kept.lines, "accepted edit, not applied")
+  util.notify(
+    ("%s %s; the text you accepted is kept in buffer %d (:b %d)"):format(name, notice.why, buf, buf),
+    vim.log.levels.WARN
+  )
+  return buf
 end
 
 return M

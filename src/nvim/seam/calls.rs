@@ -52,8 +52,11 @@ pub enum LuaCall {
         path: String,
     },
     LspRequest(LspQuery),
+    ModifiedBuffers,
+    BufferLines(Vec<BufferRows>),
     LspEdit(LspEditQuery),
     ApplyEdit(ApplyEdit),
+    EditNotice(EditNotice),
     Socket(SocketInfo),
     ReviewOpen(Review),
     ReviewClose {
@@ -91,8 +94,11 @@ impl LuaCall {
         "save_document",
         "buffer_text",
         "lsp_request",
+        "modified_buffers",
+        "buffer_lines",
         "lsp_edit",
         "apply_edit",
+        "edit_notice",
         "socket",
         "review_open",
         "review_close",
@@ -119,8 +125,11 @@ impl LuaCall {
             LuaCall::SaveDocument { .. } => "save_document",
             LuaCall::BufferText { .. } => "buffer_text",
             LuaCall::LspRequest(_) => "lsp_request",
+            LuaCall::ModifiedBuffers => "modified_buffers",
+            LuaCall::BufferLines(_) => "buffer_lines",
             LuaCall::LspEdit(_) => "lsp_edit",
             LuaCall::ApplyEdit(_) => "apply_edit",
+            LuaCall::EditNotice(_) => "edit_notice",
             LuaCall::Socket(_) => "socket",
             LuaCall::ReviewOpen(_) => "review_open",
             LuaCall::ReviewClose { .. } => "review_close",
@@ -160,11 +169,14 @@ impl LuaCall {
             LuaCall::Workspace
             | LuaCall::ProjectRoots
             | LuaCall::CurrentPositions
-            | LuaCall::OpenEditors => vec![],
+            | LuaCall::OpenEditors
+            | LuaCall::ModifiedBuffers => vec![],
+            LuaCall::BufferLines(wanted) => vec![msgpack(&wanted)?],
             LuaCall::OpenFile(request) => vec![msgpack(&request)?],
             LuaCall::LspRequest(query) => vec![msgpack(&query)?],
             LuaCall::LspEdit(query) => vec![msgpack(&query)?],
             LuaCall::ApplyEdit(edit) => vec![msgpack(&edit)?],
+            LuaCall::EditNotice(notice) => vec![msgpack(&notice)?],
             LuaCall::DocumentState { path } | LuaCall::BufferText { path } => {
                 vec![Value::from(path)]
             }
@@ -281,6 +293,11 @@ mod tests {
                 text: None,
                 timeout_ms: 5000,
             }),
+            LuaCall::ModifiedBuffers,
+            LuaCall::BufferLines(vec![BufferRows {
+                buf: 1,
+                rows: vec![0, 4],
+            }]),
             LuaCall::LspEdit(LspEditQuery {
                 id: 2,
                 kind: "rename",
@@ -302,11 +319,17 @@ mod tests {
                 },
                 write: true,
             }),
+            LuaCall::EditNotice(EditNotice {
+                path: "/w/a".into(),
+                why: "changed".into(),
+                kept: Some(crate::diff::text::Lines::split("x\n")),
+            }),
             LuaCall::Socket(SocketInfo::default()),
             LuaCall::ReviewOpen(Review {
                 id: 1,
                 root: "/w".into(),
                 files: vec!["a".into()],
+                heads: [("a".to_owned(), vec!["x".to_owned()])].into(),
             }),
             LuaCall::ReviewClose {
                 id: 1,
