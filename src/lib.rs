@@ -36,6 +36,7 @@
 //! * [`nvim`]        – the typed msgpack-RPC seam: calls into Lua, events from it.
 //! * [`diagnostics`] – the mirror `getDiagnostics` answers from, and its shapes.
 //! * [`diff`]        – pending diffs, diff preparation, exact text, hunks.
+//! * [`file_watch`]  – the files of loaded buffers, watched on disk, changes coalesced.
 //! * [`outline`]     – tree-sitter outline, scope and comment detection.
 //! * [`selection`]   – positions → `selection_changed` params; file urls.
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
@@ -50,6 +51,7 @@ pub mod config;
 mod diagnostics;
 mod diff;
 mod events;
+mod file_watch;
 pub mod host;
 mod http;
 mod ide_protocol;

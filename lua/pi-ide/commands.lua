@@ -116,6 +116,9 @@ local subcommands = {
       diff.reject(args[1])
     end
   end,
+  disk = function()
+    require("pi-ide.follow.compare").show()
+  end,
   build = function()
     require("pi-ide.build").run()
   end,

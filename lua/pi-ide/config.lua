@@ -12,6 +12,10 @@ M.defaults = {
   log_level = "info",
   -- Announce Neovim to Claude Code too ($CLAUDE_CONFIG_DIR/ide or ~/.claude/ide).
   claude_code = true,
+  -- Buffers follow their files on disk: one without unsaved edits takes a
+  -- change made by anyone else at once (one undo step); one with unsaved
+  -- edits is kept and you are told (:PiIde disk compares).
+  watch_files = true,
   -- pi's context socket, <project root>/.pi/ide/<name>.sock: pi's `ide`
   -- extension reads the current file and selection from it and asks for
   -- reviews. The project root is the git root of the cwd, else the cwd.

@@ -24,6 +24,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "diagnostics",
         "diff",
+        "file_watch",
         "outline",
         "selection",
         "jsonrpc",

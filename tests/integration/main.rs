@@ -13,6 +13,7 @@ mod diagnostics;
 mod diff_review;
 mod diffs;
 mod faults;
+mod follow;
 mod handshake;
 mod health;
 mod help;

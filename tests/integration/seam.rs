@@ -94,6 +94,11 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
             "the agent that asked for it disconnected"
         ]),
         json!(["review_refused", "review refused: /etc/passwd is absolute"]),
+        json!([
+            "files_changed",
+            [path, "/nowhere/not-loaded.txt"],
+            ["/nowhere/gone.txt"]
+        ]),
         json!(["client", "disconnected", {"id": 1, "kind": "pi", "name": "pi"}]),
     ];
     let mut called = vec![];

@@ -7,6 +7,7 @@ use serde_json::Value as Json;
 
 use crate::diff::hunks::Hunk;
 use crate::diff::prepare::DiffView;
+use crate::file_watch::Changes;
 use crate::nvim::convert::from_json;
 
 use super::*;
@@ -62,6 +63,8 @@ pub enum LuaCall {
     ReviewRefused {
         message: String,
     },
+    /// Files of loaded buffers changed on disk (or went away).
+    FilesChanged(Changes),
 }
 
 impl LuaCall {
@@ -90,6 +93,7 @@ impl LuaCall {
         "review_open",
         "review_close",
         "review_refused",
+        "files_changed",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -117,6 +121,7 @@ impl LuaCall {
             LuaCall::ReviewOpen(_) => "review_open",
             LuaCall::ReviewClose { .. } => "review_close",
             LuaCall::ReviewRefused { .. } => "review_refused",
+            LuaCall::FilesChanged(_) => "files_changed",
         }
     }
 
@@ -168,6 +173,9 @@ impl LuaCall {
             LuaCall::ReviewOpen(review) => vec![msgpack(&review)?],
             LuaCall::ReviewClose { id, reason } => vec![Value::from(id), Value::from(reason)],
             LuaCall::ReviewRefused { message } => vec![Value::from(message)],
+            LuaCall::FilesChanged(changes) => {
+                vec![msgpack(&changes.changed)?, msgpack(&changes.gone)?]
+            }
         };
         args.extend(payload);
         Ok(args)
