@@ -130,11 +130,12 @@ local subcommands = {
       dismiss = suggest.dismiss,
       next = suggest.next,
       prev = suggest.prev,
+      status = suggest.explain,
     }
     local action = args[1] and actions[args[1]]
     if args[1] and not action then
       util.notify(
-        ("unknown suggest action %q; try toggle, accept, dismiss, next, prev"):format(args[1]),
+        ("unknown suggest action %q; try toggle, accept, dismiss, next, prev, status"):format(args[1]),
         vim.log.levels.ERROR
       )
       return
@@ -211,7 +212,7 @@ local subcommands = {
   end,
 }
 
-local suggest_actions = { "accept", "dismiss", "next", "prev", "toggle" }
+local suggest_actions = { "accept", "dismiss", "next", "prev", "status", "toggle" }
 local agent_arguments = { "claude", "focus", "pi" }
 local review_actions = { "cancel", "status", "submit" }
 

@@ -77,6 +77,11 @@ M.defaults = {
     model = nil,
     -- Per-filetype switch; filetypes not listed follow `enabled`.
     filetypes = { gitcommit = false, help = false },
+    -- No suggestions in buffers larger than this (bytes).
+    max_file_size = 1024 * 1024,
+    -- function(buf) returning false keeps suggestions out of that buffer
+    -- (vim.b.pi_ide_suggestion = false does it for one buffer).
+    should_attach = nil,
     -- Insert-mode keys; false disables them all, or one of them.
     keymaps = {
       accept = "<Tab>",
@@ -125,6 +130,7 @@ local types = {
   ["diff.keymaps.accept_all"] = { "string", "boolean" },
   ["diff.keymaps.reject_all"] = { "string", "boolean" },
   ["suggestion.model"] = "string",
+  ["suggestion.should_attach"] = "function",
   ["suggestion.keymaps"] = { "table", "boolean" },
   ["review.keymaps"] = { "table", "boolean" },
 }

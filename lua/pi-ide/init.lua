@@ -100,6 +100,12 @@ local function install_autocmds(group, values)
     callback = lazy("pi-ide.suggest", "on_menu"),
     desc = "pi-ide: hide ghost text behind the completion menu",
   })
+  autocmd("User", {
+    group = group,
+    pattern = { "BlinkCmpMenuOpen", "BlinkCmpMenuClose" },
+    callback = lazy("pi-ide.suggest", "on_menu"),
+    desc = "pi-ide: hide ghost text behind blink.cmp's menu",
+  })
   autocmd("InsertEnter", {
     group = group,
     once = true,
