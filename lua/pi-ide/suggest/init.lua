@@ -361,17 +361,6 @@ function M.toggle_auto()
   return auto_override
 end
 
---- Installs the insert-mode keys (on the first InsertEnter, so mappings the
---- person made after setup() are the ones kept as fallbacks).
-function M.map_keys(keys)
-  require("pi-ide.suggest.keys").install(keys)
-  menus.hook_cmp(function()
-    vim.schedule(menu_opened)
-  end, function()
-    vim.schedule(menu_closed)
-  end)
-end
-
 -- A completion menu closed: the suggestion shows again, or is asked for.
 local function menu_closed()
   if menus.visible() then
@@ -414,6 +403,17 @@ function M.explain()
   else
     util.notify(("suggestions are on in this buffer (%s)"):format(auto() and "while typing" or "on demand"))
   end
+end
+
+--- Installs the insert-mode keys (on the first InsertEnter, so mappings the
+--- person made after setup() are the ones kept as fallbacks).
+function M.map_keys(keys)
+  require("pi-ide.suggest.keys").install(keys)
+  menus.hook_cmp(function()
+    vim.schedule(menu_opened)
+  end, function()
+    vim.schedule(menu_closed)
+  end)
 end
 
 return M
