@@ -42,6 +42,7 @@
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
 //! * [`client`]      – client ids and kinds.
 //! * [`mutex`]       – locking that survives a panicked task.
+//! * [`peer`]        – the local process at the other end of a loopback connection.
 //! * [`memory`]      – handing memory back to the OS after large diffs.
 //! * [`private_file`] – 0600 files written whole (lockfiles, kept token).
 
@@ -63,6 +64,7 @@ pub mod memory;
 mod mutex;
 pub mod nvim;
 mod outline;
+mod peer;
 mod private_file;
 mod project;
 #[cfg(test)]

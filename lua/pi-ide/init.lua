@@ -156,6 +156,13 @@ function M.mention(path, first, last)
   return require("pi-ide.mention").mention(path, first, last)
 end
 
+--- A short string for statuslines: connected agents, diffs waiting, an
+--- open review ("" while the host is not running). Cheap enough for every
+--- redraw: it is rebuilt only when one of those changes.
+function M.statusline()
+  return require("pi-ide.statusline").get()
+end
+
 function M.stop()
   return require("pi-ide.host").stop()
 end

@@ -30,6 +30,7 @@ const LAYERS: &[&[&str]] = &[
         "jsonrpc",
         "client",
         "mutex",
+        "peer",
         "memory",
         "private_file",
         "scratch",

@@ -6,6 +6,7 @@ use pi_ide_test_support::load_driver;
 
 mod adversarial;
 mod agent_terminal;
+mod agents;
 mod claude_discovery;
 mod claude_tools;
 mod context_socket;

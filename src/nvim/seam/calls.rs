@@ -373,6 +373,7 @@ mod tests {
             path: "/w/a".into(),
             original_path: "/w/a".into(),
             client: "pi",
+            client_id: Some(3),
             sides: Prepared {
                 original: Lines::split("a\r\n"),
                 original_exists: true,
@@ -392,7 +393,7 @@ mod tests {
             to_json(&args[1]),
             serde_json::json!({
                 "id": 5, "tab_name": "t", "path": "/w/a", "original_path": "/w/a",
-                "client": "pi", "original_exists": true,
+                "client": "pi", "client_id": 3, "original_exists": true,
                 "original": {"lines": ["a"], "eol": true, "crlf": true},
                 "proposed": {"lines": ["b"], "eol": false, "crlf": false},
                 "hunks": [[0, 1, 0, 1]],
