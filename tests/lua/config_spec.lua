@@ -215,9 +215,8 @@ describe("config.apply", function()
       expect(values.agent.default):equals("codex")
       expect(values.agent.agents.codex):equals({ cmd = { "codex", "--full-auto" } })
       expect(values.agent.agents.mine):equals({ cmd = "my-pi --x", kind = "pi", env = { A = "1" } })
-      expect(values.agent.agents.new == nil and values.agent.agents.nocmd == nil and values.agent.agents.odd == nil):equals(
-        true
-      )
+      local own = values.agent.agents
+      expect(own.new == nil and own.nocmd == nil and own.odd == nil):equals(true)
       expect(values.agent.pi.extensions):equals({ review = true, nvim = false })
       expect(values.agent.focus_after_diff):equals(false)
       expect(#problems):equals(3)

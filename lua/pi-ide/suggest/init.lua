@@ -366,6 +366,10 @@ local function menu_closed()
   if menus.visible() then
     return
   end
+  -- A completion may have changed the text without TextChangedI.
+  if shown and not follow_typing() then
+    M.dismiss()
+  end
   if shown then
     render()
   elseif auto() and vim.api.nvim_get_mode().mode:sub(1, 1) == "i" then
