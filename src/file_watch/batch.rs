@@ -1,9 +1,9 @@
 //! Coalescing: events about wanted files are held until the files have
 //! been quiet for [`QUIET`] (a write arrives as truncate + writes, a
 //! `git checkout` as thousands of events), or for at most [`LONGEST`]
-//! while they keep coming, then compared with each file's last stamp.
+//! while they keep coming; then the files quiet for [`QUIET`] each (never
+//! one still being written) are compared with their last stamp.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -47,17 +47,33 @@ pub(super) async fn run(shared: Arc<Shared>, on_changes: impl Fn(Changes) + Send
                 _ = quiet => break,
             }
         }
-        let changes = settle(&shared).await;
+        let (changes, later) = settle(&shared).await;
         if !changes.is_empty() {
             on_changes(changes);
+        }
+        if later {
+            shared.wake.notify_one();
         }
     }
 }
 
-/// Takes the pending files and keeps those whose stamp differs from the
-/// last one seen (which then becomes theirs).
-async fn settle(shared: &Arc<Shared>) -> Changes {
-    let pending: Vec<PathBuf> = lock(&shared.files).pending.drain().collect();
+/// Takes the pending files that have been quiet and keeps those whose
+/// stamp differs from the last one seen (which then becomes theirs); says
+/// whether files are left for a later batch.
+async fn settle(shared: &Arc<Shared>) -> (Changes, bool) {
+    let (pending, later) = {
+        let mut files = lock(&shared.files);
+        let now = std::time::Instant::now();
+        let mut quiet = vec![];
+        files.pending.retain(|path, last| {
+            let settled = now.duration_since(*last) >= QUIET;
+            if settled {
+                quiet.push(path.clone());
+            }
+            !settled
+        });
+        (quiet, !files.pending.is_empty())
+    };
     let inline = pending.len() <= STAMPS_INLINE;
     let stamp_all = move || {
         pending
@@ -91,5 +107,5 @@ async fn settle(shared: &Arc<Shared>) -> Changes {
         };
         list.extend(wanted.names.iter().cloned());
     }
-    changes
+    (changes, later)
 }

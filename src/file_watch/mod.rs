@@ -15,6 +15,7 @@ mod stamp;
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
@@ -44,9 +45,10 @@ struct Files {
     resolved: HashMap<String, PathBuf>,
     /// Directories watched, each for the wanted files it holds.
     dirs: HashSet<PathBuf>,
-    /// Wanted files with events since the last batch; never more than
-    /// `wanted` holds, however many events a burst brings.
-    pending: HashSet<PathBuf>,
+    /// Wanted files with events since the last batch, and when the last
+    /// one came; never more than `wanted` holds, however many events a
+    /// burst brings.
+    pending: HashMap<PathBuf, Instant>,
 }
 
 struct Wanted {
@@ -153,7 +155,7 @@ impl Shared {
             .collect();
         let added = dirs.difference(&files.dirs).cloned().collect();
         let removed = files.dirs.difference(&dirs).cloned().collect();
-        files.pending.retain(|path| wanted.contains_key(path));
+        files.pending.retain(|path, _| wanted.contains_key(path));
         files.wanted = wanted;
         files.resolved = resolved;
         files.dirs = dirs;
@@ -165,26 +167,29 @@ impl Shared {
     fn on_event(&self, event: notify::Result<notify::Event>) {
         let mut files = lock(&self.files);
         let files = &mut *files;
-        let before = files.pending.len();
+        let now = Instant::now();
+        let mut woken = false;
         match event {
-            // The OS dropped events: any wanted file may have changed.
-            Ok(event) if event.need_rescan() => {
-                files.pending.extend(files.wanted.keys().cloned());
-            }
-            Ok(event) if matters(&event.kind) => {
+            Ok(event) if !event.need_rescan() && matters(&event.kind) => {
                 for path in event.paths {
                     if files.wanted.contains_key(&path) {
-                        files.pending.insert(path);
+                        files.pending.insert(path, now);
+                        woken = true;
                     }
                 }
             }
-            Ok(_) => {}
-            Err(error) => {
-                tracing::warn!("file watch: {error}");
-                files.pending.extend(files.wanted.keys().cloned());
+            Ok(event) if !event.need_rescan() => {}
+            // The OS dropped events: any wanted file may have changed.
+            result => {
+                if let Err(error) = result {
+                    tracing::warn!("file watch: {error}");
+                }
+                let all = files.wanted.keys().map(|path| (path.clone(), now));
+                files.pending.extend(all);
+                woken = true;
             }
         }
-        if files.pending.len() > before {
+        if woken {
             self.wake.notify_one();
         }
     }

@@ -148,13 +148,40 @@ local function buffer_of(name)
   return nil
 end
 
---- Seam `files_changed`: `changed` and `gone` are buffer names.
-function M.on_changes(changed, gone)
+-- Changed files still to follow, in order, each once; reloads run in
+-- slices of SLICE_NS so a burst never freezes Neovim for long.
+local queue, queued, head, tail = {}, {}, 1, 0
+local SLICE_NS = 8 * 1000 * 1000
+local draining = false
+
+local function drain()
+  local deadline = vim.uv.hrtime() + SLICE_NS
   local waiting = next(retry) ~= nil
-  for _, name in ipairs(changed) do
+  while queue[head] do
+    local name = queue[head]
+    queue[head], queued[name], head = nil, nil, head + 1
     local buf = buffer_of(name)
     if buf and vim.api.nvim_buf_is_loaded(buf) and not follow(buf) then
       retry[name] = true
+    end
+    if queue[head] and vim.uv.hrtime() > deadline then
+      vim.schedule(drain)
+      return
+    end
+  end
+  queue, head, tail, draining = {}, 1, 0, false
+  if not waiting and next(retry) ~= nil then
+    retry_later()
+  end
+end
+
+--- Seam `files_changed`: `changed` and `gone` are buffer names.
+function M.on_changes(changed, gone)
+  for _, name in ipairs(changed) do
+    if not queued[name] then
+      queued[name] = true
+      tail = tail + 1
+      queue[tail] = name
     end
   end
   for _, name in ipairs(gone) do
@@ -163,8 +190,9 @@ function M.on_changes(changed, gone)
       tell_gone(buf)
     end
   end
-  if not waiting and next(retry) ~= nil then
-    retry_later()
+  if not draining and queue[head] then
+    draining = true
+    drain()
   end
 end
 
