@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 12
+M.VERSION = 13
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -137,6 +137,11 @@ M.calls = {
   refused = function(message)
     require("pi-ide.util").notify(message, vim.log.levels.WARN)
   end,
+  -- Files of loaded buffers changed on disk (`changed`) or went away
+  -- (`gone`): buffer names, once per quiet period.
+  files_changed = function(changed, gone)
+    require("pi-ide.follow").on_changes(changed, gone)
+  end,
 }
 
 --- Runs the seam call `name`; the host's only way into Lua.
@@ -165,6 +170,8 @@ M.EVENTS = {
   "review_done", -- {id, status, comments}: the person submitted or cancelled review `id`
   "lsp_answer", -- {id, result?, error?, no_server?, filetype?}: the answer to lsp_request `id`
   "roots_changed", -- the cwd, a language server or its workspace folders changed
+  "watch_files", -- paths: the files of every loaded buffer, to watch on disk
+  "file_written", -- path: Neovim wrote this watched file itself
 }
 
 local known = {}

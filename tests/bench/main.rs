@@ -3,13 +3,14 @@
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
 //! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `mcp_tools`,
-//! `lsp_references`) to run one group.
+//! `lsp_references`, `watch`, `statusline`) to run one group.
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
 
 mod diagnostics;
 mod editor;
+mod follow;
 mod mcp_client;
 mod mcp_tools;
 mod references;
@@ -62,5 +63,11 @@ async fn main() {
     }
     if runs("lsp_references") {
         references::run().await;
+    }
+    if runs("watch") {
+        follow::watch().await;
+    }
+    if runs("statusline") {
+        follow::statusline().await;
     }
 }

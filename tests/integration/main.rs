@@ -6,6 +6,7 @@ use pi_ide_test_support::load_driver;
 
 mod adversarial;
 mod agent_terminal;
+mod agents;
 mod claude_discovery;
 mod claude_tools;
 mod confinement;
@@ -14,6 +15,7 @@ mod diagnostics;
 mod diff_review;
 mod diffs;
 mod faults;
+mod follow;
 mod handshake;
 mod health;
 mod help;

@@ -99,6 +99,11 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         ]),
         json!(["review_refused", "review refused: /etc/passwd is absolute"]),
         json!(["refused", "the agent's diff t was refused: outside"]),
+        json!([
+            "files_changed",
+            [path, "/nowhere/not-loaded.txt"],
+            ["/nowhere/gone.txt"]
+        ]),
         json!(["client", "disconnected", {"id": 1, "kind": "pi", "name": "pi"}]),
     ];
     let mut called = vec![];

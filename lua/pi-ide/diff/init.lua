@@ -48,7 +48,10 @@ local function teardown(entry)
     -- After the wipe, whose autocmds let the large view let go of its copy.
     pcall(vim.api.nvim_del_augroup_by_id, entry.group)
   end)
-  util.emit("PiIdeDiffClosed", { tab_name = entry.tab_name, path = entry.path, accepted = entry.accepted })
+  util.emit(
+    "PiIdeDiffClosed",
+    { tab_name = entry.tab_name, path = entry.path, accepted = entry.accepted, client_id = entry.client_id }
+  )
 end
 
 -- Reports the person's decision to the host, once, then closes the diff.
@@ -90,6 +93,8 @@ function M.open(spec)
     tab_name = spec.tab_name,
     path = spec.path,
     client = spec.client,
+    -- The connection that asked (nil for MCP): which agent to go back to.
+    client_id = spec.client_id ~= vim.NIL and spec.client_id or nil,
     -- An MCP tool's edit: {group, index, count, title, from_buffer}.
     edit = spec.edit,
     decided = false,

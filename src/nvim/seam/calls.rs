@@ -7,6 +7,7 @@ use serde_json::Value as Json;
 
 use crate::diff::hunks::Hunk;
 use crate::diff::prepare::DiffView;
+use crate::file_watch::Changes;
 use crate::nvim::convert::from_json;
 
 use super::*;
@@ -72,6 +73,8 @@ pub enum LuaCall {
     Refused {
         message: String,
     },
+    /// Files of loaded buffers changed on disk (or went away).
+    FilesChanged(Changes),
 }
 
 impl LuaCall {
@@ -104,6 +107,7 @@ impl LuaCall {
         "review_close",
         "review_refused",
         "refused",
+        "files_changed",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -135,6 +139,7 @@ impl LuaCall {
             LuaCall::ReviewClose { .. } => "review_close",
             LuaCall::ReviewRefused { .. } => "review_refused",
             LuaCall::Refused { .. } => "refused",
+            LuaCall::FilesChanged(_) => "files_changed",
         }
     }
 
@@ -189,6 +194,9 @@ impl LuaCall {
             LuaCall::ReviewClose { id, reason } => vec![Value::from(id), Value::from(reason)],
             LuaCall::ReviewRefused { message } | LuaCall::Refused { message } => {
                 vec![Value::from(message)]
+            }
+            LuaCall::FilesChanged(changes) => {
+                vec![msgpack(&changes.changed)?, msgpack(&changes.gone)?]
             }
         };
         args.extend(payload);
@@ -403,6 +411,7 @@ mod tests {
             path: "/w/a".into(),
             original_path: "/w/a".into(),
             client: "pi",
+            client_id: Some(3),
             sides: Prepared {
                 original: Lines::split("a\r\n"),
                 original_exists: true,
@@ -422,7 +431,7 @@ mod tests {
             to_json(&args[1]),
             serde_json::json!({
                 "id": 5, "tab_name": "t", "path": "/w/a", "original_path": "/w/a",
-                "client": "pi", "original_exists": true,
+                "client": "pi", "client_id": 3, "original_exists": true,
                 "original": {"lines": ["a"], "eol": true, "crlf": true},
                 "proposed": {"lines": ["b"], "eol": false, "crlf": false},
                 "hunks": [[0, 1, 0, 1]],

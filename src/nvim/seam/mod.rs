@@ -33,6 +33,7 @@
 //! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
 //! | `review_refused` | message              | a review request was refused: tell the person why |
 //! | `refused`     | message                 | an agent's request was refused (a path out of the project): tell the person why |
+//! | `files_changed` | changed, gone         | files of loaded buffers changed on disk, or went away (buffer names; one call per quiet period) |
 //!
 //! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
 //! | event                 | args                  | meaning                                  |
@@ -52,6 +53,8 @@
 //! | `review_done`         | result                | review `id` was submitted or cancelled `{id, status, comments}` |
 //! | `lsp_answer`          | answer                | `{id, result?, error?, no_server?, filetype?}` for `lsp_request` `id` |
 //! | `roots_changed`       | –                     | the cwd, a language server or its workspace folders changed: the project roots the host keeps are stale |
+//! | `watch_files`         | paths                 | option `watch_files`: the files of every loaded buffer, to watch on disk (the whole list, debounced) |
+//! | `file_written`        | path                  | Neovim wrote this watched file itself: no change to report |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with
@@ -67,7 +70,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 12;
+pub const SEAM_VERSION: u64 = 13;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]
