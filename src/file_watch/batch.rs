@@ -97,7 +97,8 @@ async fn settle(shared: &Arc<Shared>) -> (Changes, bool) {
         let Some(wanted) = files.wanted.get_mut(&path) else {
             continue;
         };
-        if wanted.stamp == stamp {
+        let fresh = std::mem::take(&mut wanted.fresh);
+        if wanted.stamp == stamp && !(fresh && stamp.is_some()) {
             continue;
         }
         wanted.stamp = stamp;

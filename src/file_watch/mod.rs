@@ -7,7 +7,11 @@
 //! the watcher's thread. Changes are coalesced until the files have been
 //! quiet for a moment ([`batch`]), compared with how each file looked when
 //! last reported ([`stamp`]), and handed on as one batch naming only the
-//! wanted files that really changed. Files under `.git/` are never wanted.
+//! wanted files that really changed. A newly wanted file is named in the
+//! first batch after its watch is in place, whatever its stamp: a write
+//! between Neovim reading it and the watch starting raised no event, and
+//! Neovim's own check against what it read decides. Files under `.git/`
+//! are never wanted.
 
 mod batch;
 mod stamp;
@@ -54,6 +58,10 @@ struct Files {
 struct Wanted {
     names: Vec<String>,
     stamp: Option<Stamp>,
+    /// Newly wanted: a write between Neovim reading the file and the watch
+    /// starting raised no event, so the first batch names it anyway and
+    /// Neovim's own check (against what it read) decides.
+    fresh: bool,
 }
 
 impl FileWatch {
@@ -101,6 +109,10 @@ impl FileWatch {
         for dir in &refused {
             files.dirs.remove(dir);
         }
+        // The watches are in place: the first batch names the new files.
+        if !files.pending.is_empty() {
+            self.shared.wake.notify_one();
+        }
         tracing::debug!(
             "watching {} files in {} directories",
             files.wanted.len(),
@@ -140,12 +152,13 @@ impl Shared {
                 continue;
             }
             resolved.insert(name.clone(), path.clone());
+            let known = files.wanted.get(&path);
+            let fresh = known.is_none_or(|old| old.fresh);
+            let stamp = known.map_or_else(|| Stamp::of(&path), |old| old.stamp);
             let entry = wanted.entry(path.clone()).or_insert_with(|| Wanted {
                 names: vec![],
-                stamp: files
-                    .wanted
-                    .get(&path)
-                    .map_or_else(|| Stamp::of(&path), |old| old.stamp),
+                stamp,
+                fresh,
             });
             entry.names.push(name);
         }
@@ -156,6 +169,10 @@ impl Shared {
         let added = dirs.difference(&files.dirs).cloned().collect();
         let removed = files.dirs.difference(&dirs).cloned().collect();
         files.pending.retain(|path, _| wanted.contains_key(path));
+        let now = Instant::now();
+        for (path, _) in wanted.iter().filter(|(_, wanted)| wanted.fresh) {
+            files.pending.entry(path.clone()).or_insert(now);
+        }
         files.wanted = wanted;
         files.resolved = resolved;
         files.dirs = dirs;

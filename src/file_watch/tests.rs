@@ -34,6 +34,11 @@ async fn only_wanted_files_that_changed_are_reported() {
     }
     let (watch, mut rx) = watch();
     watch.set(vec![name(&a), name(&b)]);
+    // New files are named once the watch is in place, for Neovim to check
+    // against what it read: a write just before the watch raised no event.
+    let mut fresh = next(&mut rx).await.changed;
+    fresh.sort();
+    assert_eq!(fresh, [name(&a), name(&b)]);
     // Touched by a reader, and a file nobody has loaded: neither counts.
     std::fs::read(&a).unwrap();
     std::fs::write(&other, "not loaded\n").unwrap();
@@ -61,6 +66,9 @@ async fn neovims_own_writes_and_git_are_not_changes() {
     }
     let (watch, mut rx) = watch();
     watch.set(vec![name(&mine), name(&theirs), name(&head)]);
+    let mut fresh = next(&mut rx).await.changed;
+    fresh.sort();
+    assert_eq!(fresh, [name(&mine), name(&theirs)], ".git/ is not wanted");
     std::fs::write(&mine, "written by Neovim\n").unwrap();
     watch.written(&name(&mine));
     std::fs::write(&head, "ref: refs/heads/other\n").unwrap();
