@@ -30,6 +30,7 @@ mod mcp_lasting;
 mod mcp_lsp;
 mod mcp_python;
 mod mentions;
+mod neovim_version;
 mod pi_bridge;
 mod pi_extension;
 mod properties;
