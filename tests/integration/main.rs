@@ -36,5 +36,6 @@ mod pi_extension;
 mod properties;
 mod reload;
 mod seam;
+mod secrets;
 mod selection;
 mod suggest;
