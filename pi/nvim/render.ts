@@ -290,7 +290,8 @@ function lineColor(line: string): Color {
 }
 
 function imageNote(item: { mimeType?: string; data?: string }): string {
-	const bytes = Math.floor(((item.data?.length ?? 0) * 3) / 4);
+	const data = item.data ?? "";
+	const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
 	const size = bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} B`;
 	return `[image ${clean(item.mimeType ?? "of unknown type")}, ${size}]`;
 }

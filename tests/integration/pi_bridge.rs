@@ -486,6 +486,26 @@ async fn carries_what_neovim_advertises(pi: &Pi) {
     assert_eq!(report["extensionErrors"], json!([]), "{report}");
     let connect = said(&report, "connect");
     assert!(connect.starts_with("Connected to Neovim"), "{connect}");
+    // The URL the trusted project names connects, and is not copied into
+    // pi's own settings; the footer uses the Nerd Font icon asked for.
+    let proxy = said(&report, "proxyUrl");
+    assert!(
+        connect.contains(proxy) && !connect.contains("saved"),
+        "{connect}"
+    );
+    let project_settings = cwd.join(".pi/settings.json");
+    assert!(
+        said(&report, "status").contains(&format!(
+            "Saved URL: {proxy} ({})",
+            project_settings.display()
+        )),
+        "{report}"
+    );
+    assert_eq!(report["globalSettings"], json!({"nvim": {"icons": "nerd"}}));
+    assert_eq!(
+        report["footer"],
+        json!(["\u{f36f} connecting…", "\u{f36f} connected"])
+    );
     // Malformed schemas are left out and said so; the rest is exposed.
     assert!(
         connect.contains("bad_schema: inputSchema has type \"string\""),
@@ -583,7 +603,7 @@ async fn carries_what_neovim_advertises(pi: &Pi) {
     );
     assert_eq!(
         report["footerNotOurs"],
-        json!(["nvim: connecting…", "nvim: failed"])
+        json!(["\u{f36f} connecting…", "\u{f36f} failed"])
     );
     assert_eq!(report["toolsNotOurs"], json!([]), "{report}");
 }

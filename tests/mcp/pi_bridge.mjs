@@ -191,9 +191,18 @@ const scenarios = {
 			JSON.stringify({ ...real, mcpUrl: proxy.url }),
 			{ mode: 0o600 },
 		);
-		agentDir(config.home, model, {});
+		// The URL from the project's own (trusted) settings; Nerd Font icons from pi's.
+		const dir = agentDir(config.home, model, { nvim: { icons: "nerd" } });
+		writeFileSync(path.join(dir, "trust.json"), JSON.stringify({ [config.cwd]: true }));
+		mkdirSync(path.join(config.cwd, ".pi"), { recursive: true });
+		writeFileSync(path.join(config.cwd, ".pi", "settings.json"), JSON.stringify({ nvim: { url: proxy.url } }));
 		const pi = await startPi({ cwd: config.cwd, lockDir, home: config.home, model, env: config.env });
+		let from = pi.events.length;
 		report.connect = await pi.command("/nvim connect", /Connected to Neovim|tools stay off/);
+		report.footer = pi.footer(from);
+		report.status = await pi.command("/nvim status", /Neovim bridge/);
+		report.globalSettings = readJson(path.join(dir, "settings.json"));
+		report.proxyUrl = proxy.url;
 		report.advertised = proxy.lastTools().map((t) => t.name);
 		report.offered = nvimTools(await pi.tools());
 		report.systemPrompt = await pi.systemPrompt();
@@ -205,7 +214,7 @@ const scenarios = {
 		report.rpcError = await pi.call("nvim_rpc_error", {});
 		report.legacy = await pi.call("nvim_legacy_result", {});
 		// Cancellation: Escape in pi (RPC abort) while the call hangs.
-		let from = pi.events.length;
+		from = pi.events.length;
 		pi.rpc({ type: "prompt", message: "CALL nvim_hangs {}" });
 		await waitFor("the hanging call to reach the proxy", () => state.hung, STEP_MS, pi);
 		pi.rpc({ id: "abort", type: "abort" });
