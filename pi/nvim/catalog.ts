@@ -108,11 +108,11 @@ export class Catalog {
 			promptGuidelines: guide,
 			// The remote JSON Schema as it is: pi validates plain JSON Schema too.
 			parameters: parameters as unknown as TSchema,
-			execute: (_id, params, signal, onUpdate, ctx) =>
-				this.call(entry, { ...(params as Record<string, unknown>) }, signal, (p) => {
-					const text = p.message ? `Neovim ${remote}: ${p.message}` : `Neovim ${remote}: working (${p.progress}${p.total !== undefined ? `/${p.total}` : ""})`;
-					onUpdate?.({ content: [{ type: "text", text }], details: { progress: p } });
-				}, ctx),
+			execute: (_id, params, signal, onUpdate, ctx) => {
+				const progress = (p: Progress) =>
+					onUpdate?.({ content: [{ type: "text", text: progressText(remote, p) }], details: { progress: p } });
+				return this.call(entry, { ...(params as Record<string, unknown>) }, signal, progress, ctx);
+			},
 			renderCall: (args, theme) => renderCall(remote, (args ?? {}) as Record<string, unknown>, theme as Paint),
 			renderResult: (result, options, theme, context) =>
 				renderResult(
@@ -128,4 +128,10 @@ export class Catalog {
 		this.keys ??= expandKeys();
 		return this.keys;
 	}
+}
+
+/** A progress notification as the row shows it while the call runs. */
+function progressText(remote: string, p: Progress): string {
+	if (p.message) return `Neovim ${remote}: ${p.message}`;
+	return `Neovim ${remote}: working (${p.progress}${p.total !== undefined ? `/${p.total}` : ""})`;
 }

@@ -98,7 +98,8 @@ macro_rules! in_both_pis {
 struct FakeLauncher {
     bin: Scratch,
     records: Scratch,
-    state: Scratch,
+    /// The fake Neovim's stdpath("state"), kept until the test ends.
+    _state: Scratch,
 }
 
 impl FakeLauncher {
@@ -150,7 +151,7 @@ exec '{nvim}' --headless -u NONE -i NONE -n --cmd 'set rtp^={plugin}' --cmd 'run
         FakeLauncher {
             bin,
             records,
-            state,
+            _state: state,
         }
     }
 
@@ -197,7 +198,6 @@ impl Drop for FakeLauncher {
                     .status();
             }
         }
-        let _ = &self.state;
     }
 }
 
