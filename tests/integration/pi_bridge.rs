@@ -806,13 +806,17 @@ async fn two_worktrees_never_see_each_other(pi: &Pi) {
             &["worktree", "add", "-q", "-b", name, dir.to_str().unwrap()],
         );
         std::fs::write(dir.join("a.txt"), format!("worktree {name}\n")).unwrap();
-        std::fs::write(dir.join(format!("{name}.txt")), format!("MARKER_{name}\n")).unwrap();
+        std::fs::write(
+            dir.join(format!("only-{name}.txt")),
+            format!("MARKER_{name}\n"),
+        )
+        .unwrap();
         worktrees.push(dir);
     }
     let home = scratch_dir("pi-bridge-home");
     let escape_from = json!({
-        worktrees[0].to_str().unwrap(): "../b/b.txt",
-        worktrees[1].to_str().unwrap(): "../a/a.txt",
+        worktrees[0].to_str().unwrap(): "../b/only-b.txt",
+        worktrees[1].to_str().unwrap(): "../a/only-a.txt",
     });
     let report = drive(
         pi,
@@ -840,8 +844,8 @@ async fn two_worktrees_never_see_each_other(pi: &Pi) {
         assert!(search.contains(&format!("MARKER_{name}")), "{search}");
         assert!(!search.contains(&format!("MARKER_{other}")), "{search}");
         let glob = result(one, "glob");
-        assert!(glob.contains(&format!("{name}.txt")), "{glob}");
-        assert!(!glob.contains(&format!("{other}.txt")), "{glob}");
+        assert!(glob.contains(&format!("only-{name}.txt")), "{glob}");
+        assert!(!glob.contains(&format!("only-{other}.txt")), "{glob}");
         assert!(
             !glob.contains("wt/"),
             "paths relative to the worktree: {glob}"
