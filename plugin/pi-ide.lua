@@ -4,8 +4,8 @@ if vim.g.loaded_pi_ide then
 end
 vim.g.loaded_pi_ide = true
 
-if vim.fn.has("nvim-0.10") ~= 1 then
-  vim.api.nvim_echo({ { "pi-ide.nvim needs Neovim 0.10 or newer: please upgrade Neovim", "ErrorMsg" } }, true, {})
+-- Older Neovims get nothing; setup() and :checkhealth pi-ide say why, once.
+if vim.fn.has("nvim-0.11") ~= 1 then
   return
 end
 

@@ -171,13 +171,14 @@ local subcommands = {
       util.notify("MCP endpoint: " .. problem, vim.log.levels.WARN)
       return
     end
+    local claude = M.claude_mcp_add(mcp)
     if args[1] == "copy" then
       -- A wrapped message cannot be copied from the terminal in one piece.
-      local command = M.claude_mcp_add(mcp.url, mcp.token)
-      vim.fn.setreg('"', command)
+      -- The command reads the token when it runs: none goes into a register.
+      vim.fn.setreg('"', claude)
       local clipboard = vim.fn.has("clipboard") == 1
       if clipboard then
-        vim.fn.setreg("+", command)
+        vim.fn.setreg("+", claude)
       end
       util.notify(('the claude mcp add command is in register "%s'):format(clipboard and " and +" or ""))
       return
@@ -190,10 +191,13 @@ local subcommands = {
       or "The port and token change when Neovim restarts; set mcp = { port = N } to keep both."
     util.notify(table.concat({
       "MCP endpoint: " .. mcp.url,
-      ("Claude Code (run in %s; adds it for this project):"):format(vim.fn.getcwd(-1, -1)),
-      M.claude_mcp_add(mcp.url, mcp.token),
+      "pi (pi/nvim.ts, in pi started in this project): /nvim connect " .. mcp.url,
+      ("Claude Code (run in %s; adds it for this project; the token is read when it runs):"):format(
+        vim.fn.getcwd(-1, -1)
+      ),
+      claude,
       lasting,
-      ":PiIde mcp copy puts the command in a register.",
+      ":PiIde mcp copy puts the claude command in a register.",
     }, "\n"))
   end,
   -- `:PiIde agent [name [args…]]`, `agent new [name [args…]]`, `agent focus`.
@@ -231,8 +235,14 @@ local suggest_actions = { "accept", "dismiss", "next", "prev", "status", "toggle
 local review_actions = { "cancel", "status", "submit" }
 
 --- The shell command that adds this Neovim's MCP endpoint to Claude Code.
-function M.claude_mcp_add(url, token)
-  return ('claude mcp add --transport http nvim %s --header "Authorization: Bearer %s"'):format(url, token)
+--- It reads the bearer token when it runs (from the kept token file, else
+--- the lockfile, with jq), so the token itself is never shown or copied.
+---@param mcp { url: string, lockfile: string, token_file?: string }
+---@return string
+function M.claude_mcp_add(mcp)
+  local read = mcp.token_file and ("cat %s"):format(vim.fn.shellescape(mcp.token_file))
+    or ("jq -r .authToken %s"):format(vim.fn.shellescape(mcp.lockfile))
+  return ('claude mcp add --transport http nvim %s --header "Authorization: Bearer $(%s)"'):format(mcp.url, read)
 end
 
 --- Runs `:PiIde {fargs}`; `command` is the user command's table (range).

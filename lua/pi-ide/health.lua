@@ -337,10 +337,12 @@ end
 
 function M.check()
   vim.health.start("pi-ide")
-  if vim.fn.has("nvim-0.10") == 1 then
+  if vim.fn.has("nvim-0.11") == 1 then
     vim.health.ok("Neovim " .. tostring(vim.version()))
   else
-    vim.health.error("Neovim 0.10 or newer is required")
+    vim.health.error(
+      ("Neovim 0.11 or newer is required (this is %s): setup() starts nothing"):format(tostring(vim.version()))
+    )
   end
   local host = require("pi-ide.host")
   local binary_ok = check_binary(host)

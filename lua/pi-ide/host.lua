@@ -359,9 +359,10 @@ function M.status()
   }
 end
 
---- The MCP endpoint, its bearer token (the lockfile's authToken) and
---- where that token is kept (nil: a fresh one each start), or nil and why
---- not.
+--- The MCP endpoint, the lockfile that holds its bearer token and the file
+--- that keeps that token (nil: a fresh one each start), or nil and why not.
+--- The token itself never leaves the files: nothing may print or copy it.
+---@return { url: string, lockfile: string, token_file?: string }|nil, string?
 function M.mcp()
   local info = state.info
   if not (state.job and info) then
@@ -373,16 +374,8 @@ function M.mcp()
   if info.mcp_url == nil or info.mcp_url == vim.NIL then
     return nil, "the MCP endpoint is off (option mcp.enabled)"
   end
-  local ok, lines = pcall(vim.fn.readfile, info.lockfile)
-  local decoded, lock = false, nil
-  if ok then
-    decoded, lock = pcall(vim.json.decode, table.concat(lines, "\n"))
-  end
-  if not (decoded and type(lock) == "table" and type(lock.authToken) == "string") then
-    return nil, "cannot read the token from " .. tostring(info.lockfile)
-  end
   local kept = info.mcp_token_file ~= vim.NIL and info.mcp_token_file or nil
-  return { url = info.mcp_url, token = lock.authToken, token_file = kept }
+  return { url = info.mcp_url, lockfile = info.lockfile, token_file = kept }
 end
 
 return M

@@ -118,8 +118,15 @@ end
 
 --- Applies options, installs autocmds and (by default) starts the host.
 function M.setup(opts)
-  if vim.fn.has("nvim-0.10") ~= 1 then
-    vim.notify("pi-ide: Neovim 0.10 or newer is required; please upgrade Neovim", vim.log.levels.ERROR)
+  -- Nothing starts on an older Neovim: the host's Lua side uses 0.11 APIs
+  -- (4-argument str_utfindex, client:request) and would fail half-way.
+  if vim.fn.has("nvim-0.11") ~= 1 then
+    vim.notify(
+      ("pi-ide: Neovim 0.11 or newer is required (this is %s); pi-ide.nvim is not started"):format(
+        tostring(vim.version())
+      ),
+      vim.log.levels.ERROR
+    )
     return
   end
   local values = require("pi-ide.config").apply(opts)

@@ -68,6 +68,8 @@ export interface CallOptions {
 	signal?: AbortSignal;
 	/** Fail when neither the answer nor progress arrives for this long; unset: wait for ever. */
 	idleTimeoutMs?: number;
+	/** Fail when the answer has not arrived this long after the request, progress or not. */
+	timeoutMs?: number;
 	onProgress?: (progress: Progress) => void;
 }
 
@@ -158,11 +160,19 @@ export class McpHttpClient {
 
 	async callTool(name: string, args: JsonObject, options: CallOptions = {}): Promise<McpCallResult> {
 		const result = await this.request("tools/call", { name, arguments: args }, options);
-		if (!isObject(result) || !Array.isArray(result.content)) {
+		if (!isObject(result)) throw new McpError(`${name} answered without content`, "protocol");
+		let content: unknown[];
+		if (Array.isArray(result.content)) {
+			content = result.content;
+		} else if ("toolResult" in result) {
+			// The 2024-10-07 protocol's shape: one value instead of content.
+			const legacy = result.toolResult;
+			content = [{ type: "text", text: typeof legacy === "string" ? legacy : JSON.stringify(legacy, null, 2) }];
+		} else {
 			throw new McpError(`${name} answered without content`, "protocol");
 		}
 		const out: McpCallResult = {
-			content: result.content.filter(isObject).map((c) => ({ ...c, type: String(c.type) })),
+			content: content.filter(isObject).map((c) => ({ ...c, type: String(c.type) })),
 		};
 		if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent;
 		if (result.isError === true) out.isError = true;
@@ -244,16 +254,26 @@ export class McpHttpClient {
 			params: method === "tools/call" ? { ...params, _meta: { progressToken } } : params,
 		};
 		const controller = new AbortController();
-		let timedOut = false;
+		/** The bound that ran out, once one has. */
+		let timedOut: number | undefined;
 		let timer: ReturnType<typeof setTimeout> | undefined;
 		const arm = () => {
-			if (options.idleTimeoutMs === undefined) return;
+			const ms = options.idleTimeoutMs;
+			if (ms === undefined) return;
 			clearTimeout(timer);
 			timer = setTimeout(() => {
-				timedOut = true;
+				timedOut = ms;
 				controller.abort();
-			}, options.idleTimeoutMs);
+			}, ms);
 		};
+		const total = options.timeoutMs;
+		const deadline =
+			total === undefined
+				? undefined
+				: setTimeout(() => {
+						timedOut = total;
+						controller.abort();
+					}, total);
 		const onAbort = () => controller.abort();
 		if (options.signal?.aborted) throw new McpError(`${method} cancelled`, "cancelled");
 		options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -277,11 +297,10 @@ export class McpHttpClient {
 			if (!isObject(answer)) throw new McpError(`${method}: no answer to request ${id} in the reply`, "protocol");
 			return settle(method, answer);
 		} catch (err) {
-			if (timedOut || options.signal?.aborted) {
-				this.cancelRemote(id, timedOut ? "timeout" : "cancelled by the user");
-				if (timedOut) {
-					const ms = options.idleTimeoutMs ?? 0;
-					const bound = ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+			if (timedOut !== undefined || options.signal?.aborted) {
+				this.cancelRemote(id, timedOut !== undefined ? "timeout" : "cancelled by the user");
+				if (timedOut !== undefined) {
+					const bound = timedOut >= 1000 ? `${Math.round(timedOut / 1000)} s` : `${timedOut} ms`;
 					throw new McpError(`${method}: no answer from Neovim within ${bound}`, "timeout");
 				}
 				throw new McpError(`${method} cancelled`, "cancelled");
@@ -290,6 +309,7 @@ export class McpHttpClient {
 			throw err instanceof McpError ? err : networkError(this.options.url, err);
 		} finally {
 			clearTimeout(timer);
+			clearTimeout(deadline);
 			options.signal?.removeEventListener("abort", onAbort);
 			controller.abort();
 		}

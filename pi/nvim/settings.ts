@@ -1,8 +1,11 @@
 /**
- * The one setting the bridge keeps: `{"nvim": {"url": …}}` in pi's global
- * settings.json (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`). Written to a
- * temp file and renamed, under the same `settings.json.lock` directory pi's
- * own settings writer takes, keeping every other key.
+ * What the bridge reads from pi's settings and keeps there: `nvim.url` in
+ * pi's global settings.json (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`),
+ * written to a temp file and renamed under the same `settings.json.lock`
+ * directory pi's own settings writer takes, keeping every other key. A
+ * trusted project's `.pi/settings.json` may name the URL too, and either
+ * file `nvim.icons` ("nerd" or "plain"). Also the key pi expands tool rows
+ * with, from pi's keybindings.json.
  */
 
 import { mkdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
@@ -53,16 +56,71 @@ function readSettings(path: string): Settings {
 	return value as Settings;
 }
 
-/** The saved `nvim.url`, if there is one (an unreadable file counts as none). */
-export function readSavedUrl(path: string): string | undefined {
+/** The file's `nvim` object; `{}` when missing or unreadable. */
+function nvimSettings(path: string): Settings {
 	try {
 		const nvim = readSettings(path).nvim;
-		if (typeof nvim !== "object" || nvim === null) return undefined;
-		const url = (nvim as Settings).url;
-		return typeof url === "string" && url ? url : undefined;
+		return typeof nvim === "object" && nvim !== null && !Array.isArray(nvim) ? (nvim as Settings) : {};
 	} catch {
-		return undefined;
+		return {};
 	}
+}
+
+/** The saved `nvim.url`, if there is one (an unreadable file counts as none). */
+export function readSavedUrl(path: string): string | undefined {
+	const url = nvimSettings(path).url;
+	return typeof url === "string" && url ? url : undefined;
+}
+
+/** A project's own pi settings, as pi finds them. */
+export function projectSettingsPath(cwd: string): string {
+	return join(cwd, ".pi", "settings.json");
+}
+
+/** A URL and the settings file that names it. */
+export interface ConfiguredUrl {
+	url: string;
+	file: string;
+}
+
+/**
+ * The URL to try first: a trusted project's `nvim.url`, else the global
+ * one. An untrusted project's settings are not read.
+ */
+export function configuredUrl(cwd: string, projectTrusted: boolean, global: string = settingsPath()): ConfiguredUrl | undefined {
+	const files = projectTrusted ? [projectSettingsPath(cwd), global] : [global];
+	for (const file of files) {
+		const url = readSavedUrl(file);
+		if (url) return { url, file };
+	}
+	return undefined;
+}
+
+/** Whether the footer may use a Nerd Font glyph: `nvim.icons = "nerd"` (project first, when trusted). */
+export function nerdFontIcons(cwd: string, projectTrusted: boolean, global: string = settingsPath()): boolean {
+	const files = projectTrusted ? [projectSettingsPath(cwd), global] : [global];
+	for (const file of files) {
+		const icons = nvimSettings(file).icons;
+		if (icons === "nerd" || icons === "plain") return icons === "nerd";
+	}
+	return false;
+}
+
+/** The keys of pi's "expand tool output" binding, as pi shows them (`ctrl+o`). */
+export function expandKeys(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+	try {
+		const bindings: unknown = JSON.parse(readFileSync(join(agentDir(env, home), "keybindings.json"), "utf8"));
+		if (typeof bindings === "object" && bindings !== null) {
+			const b = bindings as Settings;
+			// The current name, then the name older pis used.
+			const keys = b["app.tools.expand"] ?? b.expandTools;
+			if (typeof keys === "string" && keys) return keys;
+			if (Array.isArray(keys) && keys.length > 0 && keys.every((k) => typeof k === "string")) return keys.join("/");
+		}
+	} catch {
+		// no keybindings.json, or not JSON: pi uses its default too
+	}
+	return "ctrl+o";
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

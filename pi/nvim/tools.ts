@@ -1,7 +1,8 @@
 /**
  * Turning Neovim's MCP tools into pi tools: names (`nvim_<tool>`), schemas
- * (`projectPath` hidden: the bridge fills it with the project root) and results
- * (MCP content to pi content, untrusted and bounded).
+ * (`projectPath` hidden: the bridge fills it with pi's cwd), how long each
+ * call may take, and results (MCP content to pi content, untrusted and
+ * bounded).
  */
 
 import type { McpCallResult, McpTool } from "./mcp-http.ts";
@@ -28,8 +29,59 @@ export const APPROVAL_TOOLS: ReadonlySet<string> = new Set([
 	"apply_code_action",
 ]);
 
-/** Client-side bound for every other call; progress notifications re-arm it. */
-export const CALL_TIMEOUT_MS = 60_000;
+/** Time the transport may add to the time a remote operation itself is allowed. */
+export const TRANSPORT_GRACE_MS = 5_000;
+/** The search tools' own `timeout` argument: its default and its maximum (milliseconds). */
+const SEARCH_TIMEOUT_MS = { default: 5_000, max: 30_000 };
+const SEARCH_TOOLS: ReadonlySet<string> = new Set([
+	"find_files_by_glob",
+	"find_files_by_name_keyword",
+	"search_in_files_by_text",
+	"search_in_files_by_regex",
+	"list_directory_tree",
+]);
+/** How long Neovim lets its language servers answer each of these (milliseconds). */
+const LANGUAGE_TOOLS: ReadonlyMap<string, number> = new Map([
+	["get_symbol_info", 10_000],
+	["find_definition", 10_000],
+	["find_references", 10_000],
+	["get_document_symbols", 10_000],
+	["search_symbol", 10_000],
+	["get_file_problems", 10_000],
+	["get_code_actions", 20_000],
+]);
+/** Reads of Neovim's own state, and any tool this bridge does not know. */
+const OTHER_CALL_MS = 20_000;
+
+/** How long a call may take before the bridge gives up, and what to suggest then. */
+export interface Bound {
+	ms: number;
+	hint: string;
+}
+
+/**
+ * The bound on one call of `remote` with `args`: the operation's own time
+ * (a search's `timeout`, a language server's) plus transport grace; none
+ * for the tools that wait for the person, however long they take.
+ */
+export function boundFor(remote: string, args: Record<string, unknown>): Bound | undefined {
+	if (APPROVAL_TOOLS.has(remote)) return undefined;
+	if (SEARCH_TOOLS.has(remote)) {
+		const asked = typeof args.timeout === "number" && args.timeout > 0 ? args.timeout : SEARCH_TIMEOUT_MS.default;
+		return {
+			ms: Math.min(asked, SEARCH_TIMEOUT_MS.max) + TRANSPORT_GRACE_MS,
+			hint: "narrow it (a directory, a file mask, a more specific pattern) or pass a larger timeout (at most 30000 ms)",
+		};
+	}
+	const language = LANGUAGE_TOOLS.get(remote);
+	if (language !== undefined) {
+		return {
+			ms: language + TRANSPORT_GRACE_MS,
+			hint: "the language server may still be starting or indexing; try again in a moment",
+		};
+	}
+	return { ms: OTHER_CALL_MS, hint: "Neovim may be busy (a blocking dialog or a long command?); try again" };
+}
 
 /** The pi tool name for `remote`, unique among `taken`; undefined when it cannot be one. */
 export function piToolName(remote: string, taken: ReadonlySet<string>): string | undefined {
@@ -87,13 +139,10 @@ export function toPiSchema(input: unknown): PiSchema | { error: string } {
 	return { parameters: schema, takesProjectPath };
 }
 
-/** The model-facing description: the remote one plus where it runs. */
-export function describe(tool: McpTool): string {
+/** The model-facing description: the remote one plus where the call runs. */
+export function describe(tool: McpTool, root: string): string {
 	const own = (tool.description ?? tool.title ?? tool.name).trim();
-	return (
-		`${own}\n\nAnswered by the Neovim editing this project (pi-ide.nvim): it sees unsaved buffer text ` +
-		"and its language servers. Paths are relative to the project root; lines and columns are 1-based."
-	);
+	return `${own}\n\nAnswered by the Neovim editing ${root} (pi-ide.nvim); paths are relative to ${root}.`;
 }
 
 /** First sentence of the description, for pi's "Available tools" list. */

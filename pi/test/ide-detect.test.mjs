@@ -12,7 +12,9 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 
 const piDir = dirname(dirname(fileURLToPath(import.meta.url)));
-const piCli = join(piDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
+// The pi to run in: $PI_CLI (tests/integration/pi_extension.rs runs these
+// tests once per pi distribution), else the pinned one.
+const piCli = process.env.PI_CLI ?? join(piDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
 
 /** Runs `/review a.txt` in pi with the given extra args; returns the setStatus requests seen. */
 async function statusesWith(extraArgs) {

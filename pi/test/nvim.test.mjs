@@ -34,6 +34,8 @@ const settings = await jiti.import("../nvim/settings.ts");
 const { SseParser } = await jiti.import("../nvim/sse.ts");
 const tools = await jiti.import("../nvim/tools.ts");
 const { McpHttpClient, McpError } = await jiti.import("../nvim/mcp-http.ts");
+const launch = await jiti.import("../nvim/launch.ts");
+const { promptGuide } = await jiti.import("../nvim/guide.ts");
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "pi-nvim-unit-")));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -48,9 +50,9 @@ const scratch = () => {
 // Runtime imports
 // ---------------------------------------------------------------------------
 
-test("the bridge imports nothing at runtime but node: builtins, typebox and its own files", () => {
-	const files = ["nvim.ts", ...readdirSync(join(piDir, "nvim")).map((f) => `nvim/${f}`)].filter((f) => f.endsWith(".ts"));
-	assert.ok(files.length >= 5, `${files}`);
+test("the extensions import nothing at runtime but node: builtins, typebox and their own files", () => {
+	const files = ["nvim.ts", "review.ts", ...readdirSync(join(piDir, "nvim")).map((f) => `nvim/${f}`)].filter((f) => f.endsWith(".ts"));
+	assert.ok(files.length >= 11, `${files}`);
 	for (const file of files) {
 		const source = readFileSync(join(piDir, file), "utf8");
 		for (const m of source.matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?from\s+"([^"]+)"/gms)) {
@@ -101,6 +103,11 @@ test("at start-up the extension only registers /nvim; completions name the subco
 		assert.deepEqual(complete("re"), ["reconnect"]);
 		assert.equal(complete("zz"), null);
 		assert.deepEqual(complete("connect "), ["connect http://127.0.0.1:7/mcp", "connect http://127.0.0.1:8/mcp"]);
+		// Which project each URL serves.
+		assert.deepEqual(
+			command.getArgumentCompletions("connect ").map((i) => i.description),
+			["saved; no running Neovim announces it", "serves /p"],
+		);
 		assert.deepEqual(complete("connect http://127.0.0.1:8"), ["connect http://127.0.0.1:8/mcp"]);
 		assert.equal(complete("status x"), null);
 	} finally {
@@ -112,7 +119,7 @@ test("at start-up the extension only registers /nvim; completions name the subco
 });
 
 test("started with $PI_IDE_NVIM_URL (by :PiIde agent pi), the extension connects to that Neovim by itself", async () => {
-	const server = await mcpServer({ mode: "json", token: "token-auto", handle: echo });
+	const server = await mcpServer({ mode: "json", token: "token-auto", handle: echo, name: "pi-ide.nvim" });
 	const dir = scratch();
 	const keys = ["PI_CODING_AGENT_DIR", "PI_IDE_LOCK_DIR", "PI_IDE_NVIM_URL"];
 	const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
@@ -136,6 +143,7 @@ test("started with $PI_IDE_NVIM_URL (by :PiIde agent pi), the extension connects
 					if (name === "registerTool") return (tool) => registered.push(tool.name);
 					if (name === "getActiveTools") return () => active;
 					if (name === "setActiveTools") return (names) => (active = names);
+					if (name === "getAllTools") return () => registered.map((n) => ({ name: n }));
 					return () => {};
 				},
 			},
@@ -376,6 +384,92 @@ test("projectPath is hidden from the model's schema and required fields stay req
 	assert.match(tools.toPiSchema({ type: "object", properties: {}, required: ["ghost"] }).error, /ghost/);
 });
 
+test("each call is bounded by the operation's own time plus grace; edits that wait for the person are not", () => {
+	const grace = tools.TRANSPORT_GRACE_MS;
+	assert.equal(tools.boundFor("search_in_files_by_text", {}).ms, 5_000 + grace, "the search's default timeout");
+	assert.equal(tools.boundFor("find_files_by_glob", { timeout: 12_000 }).ms, 12_000 + grace);
+	assert.equal(tools.boundFor("list_directory_tree", { timeout: 99_000 }).ms, 30_000 + grace, "the host caps timeout at 30 s");
+	assert.equal(tools.boundFor("find_references", {}).ms, 10_000 + grace);
+	assert.equal(tools.boundFor("get_code_actions", {}).ms, 20_000 + grace);
+	assert.match(tools.boundFor("find_references", {}).hint, /language server/);
+	assert.match(tools.boundFor("search_in_files_by_regex", {}).hint, /narrow it/);
+	assert.equal(tools.boundFor("some_new_tool", {}).ms, 20_000);
+	for (const t of tools.APPROVAL_TOOLS) assert.equal(tools.boundFor(t, {}), undefined, t);
+});
+
+test("the prompt guide names the tools there are, the root and Neovim's instructions", () => {
+	const names = new Map([
+		["find_references", "nvim_find_references"],
+		["get_file_problems", "nvim_get_file_problems"],
+		["replace_text_in_file", "nvim_replace_text_in_file"],
+	]);
+	const guide = promptGuide(names, "/work/p", "Use me.\nPlease.");
+	assert.match(guide[0], /references, symbols and hover \(nvim_find_references\) rather than grep/);
+	assert.match(guide[0], /diagnostics \(nvim_get_file_problems\)/);
+	assert.doesNotMatch(guide[0], /unsaved edits/, "no such tool here");
+	assert.match(guide[1], /Edits through nvim_replace_text_in_file wait for the user/);
+	assert.match(guide[1], /check nvim_get_file_problems/);
+	assert.match(guide[2], /relative to \/work\/p, pi's working directory/);
+	assert.match(guide[2], /1-based/);
+	assert.equal(guide[3], "Neovim's own instructions for its tools: Use me. Please.");
+	assert.equal(promptGuide(new Map(), "/p").length, 2, "no edits, no instructions: no lines about them");
+});
+
+test("executables are found on PATH without running anything; tmux gets fixed arguments", () => {
+	const dir = scratch();
+	const bin = join(dir, "bin");
+	mkdirSync(bin);
+	writeFileSync(join(bin, "tmux"), "#!/bin/sh\n", { mode: 0o755 });
+	writeFileSync(join(bin, "nvim"), "not executable", { mode: 0o644 });
+	mkdirSync(join(bin, "vim"));
+	const env = { PATH: ["", "relative/bin", bin].join(":") };
+	assert.equal(launch.findExecutable("tmux", env), join(bin, "tmux"));
+	assert.equal(launch.findExecutable("nvim", env), undefined, "not executable");
+	assert.equal(launch.findExecutable("vim", env), undefined, "a directory");
+	assert.deepEqual(launch.launcher({ ...env }), { unavailable: "pi does not run inside tmux" });
+	assert.deepEqual(launch.launcher({ ...env, TMUX: "/t,1,0" }), { unavailable: "nvim is not on PATH" });
+	chmodSync(join(bin, "nvim"), 0o755);
+	assert.deepEqual(launch.launcher({ ...env, TMUX: "/t,1,0", TMUX_PANE: "%3" }), {
+		tmux: join(bin, "tmux"),
+		nvim: join(bin, "nvim"),
+		pane: "%3",
+	});
+	assert.equal(launch.launcher({ ...env, TMUX: "/t,1,0", TMUX_PANE: "%3; rm -rf /" }).pane, undefined);
+	// A cwd with spaces, quotes and a leading dash stays one argument.
+	const cwd = "/tmp/-it's a \"dir\"";
+	assert.deepEqual(launch.tmuxArguments({ nvim: "/bin/nvim", pane: "%3" }, cwd, { PI_IDE_LOCK_DIR: "/l" }), [
+		"split-window", "-h", "-c", cwd, "-t", "%3", "-e", "PI_IDE_LOCK_DIR=/l", "/bin/nvim", "--",
+	]);
+	assert.deepEqual(launch.tmuxArguments({ nvim: "/bin/nvim" }, "/p", {}), ["split-window", "-h", "-c", "/p", "/bin/nvim", "--"]);
+	assert.match(launch.startByHand("/p"), /cd "\/p" && nvim/);
+});
+
+test("the URL comes from a trusted project's settings, else pi's; icons and the expand key from settings too", () => {
+	const dir = scratch();
+	const global = join(dir, "agent", "settings.json");
+	mkdirSync(join(dir, "agent"));
+	mkdirSync(join(dir, "project", ".pi"), { recursive: true });
+	const project = join(dir, "project");
+	writeFileSync(global, JSON.stringify({ nvim: { url: "http://127.0.0.1:1/mcp", icons: "nerd" } }));
+	writeFileSync(join(project, ".pi", "settings.json"), JSON.stringify({ nvim: { url: "http://127.0.0.1:2/mcp", icons: "plain" } }));
+	assert.deepEqual(settings.configuredUrl(project, true, global), {
+		url: "http://127.0.0.1:2/mcp",
+		file: join(project, ".pi", "settings.json"),
+	});
+	assert.deepEqual(settings.configuredUrl(project, false, global), { url: "http://127.0.0.1:1/mcp", file: global });
+	assert.equal(settings.configuredUrl(join(dir, "elsewhere"), true, join(dir, "none.json")), undefined);
+	assert.equal(settings.nerdFontIcons(project, true, global), false);
+	assert.equal(settings.nerdFontIcons(project, false, global), true);
+	assert.equal(settings.nerdFontIcons(join(dir, "elsewhere"), true, join(dir, "none.json")), false, "plain by default");
+
+	const env = { PI_CODING_AGENT_DIR: join(dir, "agent") };
+	assert.equal(settings.expandKeys(env), "ctrl+o", "pi's default");
+	writeFileSync(join(dir, "agent", "keybindings.json"), JSON.stringify({ expandTools: ["ctrl+x", "f2"] }));
+	assert.equal(settings.expandKeys(env), "ctrl+x/f2", "the name older pis used");
+	writeFileSync(join(dir, "agent", "keybindings.json"), JSON.stringify({ "app.tools.expand": "alt+o", expandTools: "f2" }));
+	assert.equal(settings.expandKeys(env), "alt+o");
+});
+
 test("tool names get the nvim_ prefix, safe characters and deterministic suffixes", () => {
 	assert.equal(tools.piToolName("find_references", new Set()), "nvim_find_references");
 	assert.equal(tools.piToolName("a.b c", new Set()), "nvim_a_b_c");
@@ -419,9 +513,10 @@ test("results: text and images kept, other content as bounded text, structured c
 
 /**
  * An MCP server on 127.0.0.1: `handle(msg, reply)` decides each request;
- * `reply` writes JSON or SSE per `mode`. Records every message and header.
+ * `reply` writes JSON or SSE per `mode`; `name` is its serverInfo name.
+ * Records every message and header.
  */
-async function mcpServer({ mode = "sse", token = "t1", handle }) {
+async function mcpServer({ mode = "sse", token = "t1", handle, name = "stub" }) {
 	const server = {
 		token,
 		mode,
@@ -448,7 +543,7 @@ async function mcpServer({ mode = "sse", token = "t1", handle }) {
 				const id = `s${server.nextSession++}`;
 				server.sessions.add(id);
 				res.writeHead(200, { "content-type": "application/json", "mcp-session-id": id });
-				const result = { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "stub", version: "9" } };
+				const result = { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name, version: "9" } };
 				res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
 				return;
 			}
@@ -580,6 +675,42 @@ test("client: progress re-arms the idle timeout, server pings are answered, a si
 		const pending = client.callTool("silent", {}, { signal: abort.signal });
 		setTimeout(() => abort.abort(), 50);
 		await assert.rejects(pending, (e) => e.kind === "cancelled");
+	} finally {
+		server.close();
+	}
+});
+
+test("client: a total bound ends a call however much progress it sends; legacy toolResult answers are read", async () => {
+	const server = await mcpServer({
+		handle: (msg, reply, send) => {
+			if (msg.params?.name === "chatty") {
+				const token = msg.params._meta.progressToken;
+				let n = 0;
+				const tick = setInterval(() => {
+					send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: ++n } });
+				}, 20);
+				setTimeout(() => clearInterval(tick), 3_000);
+			} else if (msg.params?.name === "legacy") {
+				reply({ result: { toolResult: { answer: 42 } } });
+			} else if (msg.params?.name === "legacy_text") {
+				reply({ result: { toolResult: "plain" } });
+			} else {
+				reply({ result: {} });
+			}
+		},
+	});
+	try {
+		const client = new McpHttpClient({ url: server.url, token: () => "t1", clientInfo: { name: "t", version: "0" } });
+		await client.initialize();
+		const started = Date.now();
+		await assert.rejects(
+			client.callTool("chatty", {}, { timeoutMs: 300 }),
+			(e) => e.kind === "timeout" && /within 300 ms/.test(e.message),
+		);
+		assert.ok(Date.now() - started < 2_000, "progress did not extend it");
+		assert.deepEqual((await client.callTool("legacy", {})).content, [{ type: "text", text: '{\n  "answer": 42\n}' }]);
+		assert.deepEqual((await client.callTool("legacy_text", {})).content, [{ type: "text", text: "plain" }]);
+		await assert.rejects(client.callTool("other", {}), (e) => e.kind === "protocol" && /without content/.test(e.message));
 	} finally {
 		server.close();
 	}

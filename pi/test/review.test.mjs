@@ -18,7 +18,9 @@ import { fileURLToPath } from "node:url";
 
 const piDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const extension = join(piDir, "review.ts");
-const piCli = join(piDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
+// The pi to run in: $PI_CLI (tests/integration/pi_extension.rs runs these
+// tests once per pi distribution), else the pinned one.
+const piCli = process.env.PI_CLI ?? join(piDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
 const STEP_MS = 20_000;
 
 /** Resolves with the first value `probe()` returns that is not undefined. */

@@ -44,7 +44,7 @@ pub(crate) fn sdk_client(url: &str, token: &str, calls: Value) -> Value {
 }
 
 /// The status line of a raw `POST /mcp` with these extra header lines.
-async fn status_of(url: &str, headers: &str) -> u16 {
+pub(crate) async fn status_of(url: &str, headers: &str) -> u16 {
     let authority = url
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")
@@ -387,20 +387,19 @@ async fn mcp_can_be_turned_off_and_the_command_shows_the_url() {
     session.exec("vim.cmd('PiIde mcp')").await;
     let told = session.notifications().await.join("\n");
     assert!(told.contains(&url), "{told}");
-    assert!(
-        told.contains(&format!(
-            "claude mcp add --transport http nvim {url} --header \"Authorization: Bearer {token}\""
-        )),
-        "{told}"
+    assert!(told.contains(&format!("/nvim connect {url}")), "{told}");
+    let lockfile = session
+        .lua("return require('pi-ide').status().lockfile")
+        .await;
+    let claude = format!(
+        "claude mcp add --transport http nvim {url} --header \"Authorization: Bearer $(jq -r .authToken '{}')\"",
+        lockfile.as_str().unwrap()
     );
+    assert!(told.contains(&claude), "{told}");
+    assert!(!told.contains(&token), "{told}");
     session.exec("vim.cmd('PiIde mcp copy')").await;
     let copied = session.lua("return vim.fn.getreg('\"')").await;
-    assert_eq!(
-        copied.as_str().unwrap(),
-        format!(
-            "claude mcp add --transport http nvim {url} --header \"Authorization: Bearer {token}\""
-        )
-    );
+    assert_eq!(copied.as_str().unwrap(), claude);
     let completed = session
         .lua("return vim.fn.getcompletion('PiIde mcp ', 'cmdline')")
         .await;

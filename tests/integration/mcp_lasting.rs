@@ -18,13 +18,13 @@ use crate::mcp_http::endpoint;
 use crate::mcp_python::python_client;
 
 /// A port nothing listens on right now.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().port()
 }
 
 /// Where a Neovim whose `$XDG_STATE_HOME` is `state_dir` keeps the token.
-fn token_file(state_dir: &Path) -> PathBuf {
+pub(crate) fn token_file(state_dir: &Path) -> PathBuf {
     state_dir.join("nvim/pi-ide/mcp-token")
 }
 
@@ -33,7 +33,7 @@ fn mode(path: &Path) -> u32 {
 }
 
 /// Waits until Lua knows the MCP URL (the lockfile comes first).
-async fn wait_mcp_url(session: &Session) {
+pub(crate) async fn wait_mcp_url(session: &Session) {
     eventually("the host reported its MCP url", || async {
         let url = session
             .lua("return require('pi-ide').status().mcp_url")
@@ -83,11 +83,12 @@ async fn a_fixed_port_keeps_its_token_across_neovim_restarts() {
     let told = first.notifications().await.join("\n");
     assert!(
         told.contains(&format!(
-            "claude mcp add --transport http nvim {url} --header \"Authorization: Bearer {token}\""
+            "claude mcp add --transport http nvim {url} --header \"Authorization: Bearer $(cat '{}')\"",
+            file.display()
         )),
         "{told}"
     );
-    assert!(told.contains(&file.display().to_string()), "{told}");
+    assert!(!told.contains(&token), "{told}");
     let health = health_report(&first).await;
     assert!(
         health.contains(&format!("OK MCP endpoint {url}"))

@@ -1,270 +1,351 @@
-// Drives the real pi (`--mode rpc -e pi/nvim.ts`) for
-// tests/integration/pi_bridge.rs, against the Neovim whose lockfiles are in
-// <lockDir> and whose project is <cwd>. pi's model is a stub
-// OpenAI-compatible server here that asks for `nvim_get_file_text_by_path`
-// on a.txt when the prompt says READ_A (on ../outside.txt for OUTSIDE),
-// or `nvim_replace_text_in_file` on a.txt for EDIT_A and EDIT_ABORT, then
-// answers with the tool's text. EDIT_ABORT is aborted (pi's RPC `abort`, as
-// Escape) once the test signals, through <scratchDir>/diff-shown, that
-// Neovim shows its diff. Late on, it kills that Neovim to see
-// the bridge report the loss. Prints one JSON report of what pi, the model
-// and the person saw.
+// Drives the real pi (`--mode rpc -e pi/nvim.ts`) through one scenario of
+// tests/integration/pi_bridge.rs against real Neovims started by the test,
+// and prints one JSON report of what pi, the model and the person saw.
 //
-// node pi_bridge.mjs <cwd> <lockDir> <scratchDir>
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+// node pi_bridge.mjs <scenario> <config json>
+//
+// The config names pi's cwd, the lock directory pi reads, a scratch home,
+// and what the scenario needs besides (URLs, files the test watches).
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { agentDir, fail, startModel, startPi, startProxy, STEP_MS, text, waitFor } from "./pi_harness.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const piDir = path.join(here, "..", "..", "pi");
-const piCli = path.join(piDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
-const [cwd, lockDir, scratch] = process.argv.slice(2);
-// Long enough for the person (the test) to accept the edit.
-const STEP_MS = 30_000;
-
-const events = [];
-const modelRequests = [];
-let piStderr = "";
-
-function fail(message) {
-	const tail = events.slice(-20).map((e) => JSON.stringify(e).slice(0, 400));
-	process.stderr.write(`${message}\n--- last RPC events ---\n${tail.join("\n")}\n--- pi stderr ---\n${piStderr.slice(-4000)}\n`);
-	process.exit(1);
-}
-
-async function waitFor(what, probe, ms = STEP_MS) {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) fail(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 20));
-	}
-}
-
-const find = (from, pred) => events.slice(from).find(pred);
-const notifyAfter = (from, re) =>
-	find(from, (e) => e.type === "extension_ui_request" && e.method === "notify" && re.test(e.message));
-
-function chunk(delta, finish) {
-	const choices = [{ index: 0, delta, finish_reason: finish }];
-	return { id: "chatcmpl-stub", object: "chat.completion.chunk", created: 0, model: "stub-model", choices };
-}
-
-function text(content) {
-	return typeof content === "string" ? content : (content ?? []).map((p) => p.text ?? "").join("");
-}
-
-const model = createServer((req, res) => {
-	let body = "";
-	req.on("data", (d) => (body += d));
-	req.on("end", () => {
-		const parsed = JSON.parse(body);
-		modelRequests.push(parsed);
-		const last = parsed.messages.at(-1);
-		res.writeHead(200, { "content-type": "text/event-stream" });
-		const send = (c) => res.write(`data: ${JSON.stringify(c)}\n\n`);
-		const wanted = last.role === "user" && text(last.content).match(/READ_A|OUTSIDE|EDIT_ABORT|EDIT_A/)?.[0];
-		if (wanted) {
-			const [name, args] =
-				wanted === "EDIT_A"
-					? ["nvim_replace_text_in_file", { pathInProject: "a.txt", oldText: "UNSAVED", newText: "EDITED" }]
-					: wanted === "EDIT_ABORT"
-						? ["nvim_replace_text_in_file", { pathInProject: "a.txt", oldText: "saved one", newText: "ABORTED" }]
-						: ["nvim_get_file_text_by_path", { pathInProject: wanted === "READ_A" ? "a.txt" : "../outside.txt" }];
-			send(
-				chunk(
-					{
-						role: "assistant",
-						tool_calls: [
-							{
-								index: 0,
-								id: `call_${wanted.toLowerCase()}`,
-								type: "function",
-								function: { name, arguments: JSON.stringify(args) },
-							},
-						],
-					},
-					null,
-				),
-			);
-			send({ ...chunk({}, "tool_calls"), usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
-		} else {
-			const reply = last.role === "tool" ? `Neovim says: ${text(last.content)}` : "ok";
-			send(chunk({ role: "assistant", content: reply }, null));
-			send({ ...chunk({}, "stop"), usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
-		}
-		res.end("data: [DONE]\n\n");
-	});
-});
-await new Promise((r) => model.listen(0, "127.0.0.1", r));
-
-const agentDir = path.join(scratch, "agent");
-mkdirSync(agentDir, { recursive: true });
-writeFileSync(
-	path.join(agentDir, "models.json"),
-	JSON.stringify({
-		providers: {
-			stub: {
-				baseUrl: `http://127.0.0.1:${model.address().port}/v1`,
-				api: "openai-completions",
-				apiKey: "stub-key",
-				compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-				models: [{ id: "stub-model", name: "Stub", reasoning: false, input: ["text"] }],
-			},
-		},
-	}),
-);
-// A key of someone else's that the bridge must keep, inside "nvim" too.
-const settingsFile = path.join(agentDir, "settings.json");
-writeFileSync(settingsFile, JSON.stringify({ unrelatedKey: { kept: true }, nvim: { note: "kept" } }, null, 2));
-
-// pi in a terminal collects garbage all the time (its TUI allocates on
-// every frame); here pi collects every 100 ms, as often, so the bridge
-// cannot lean on anything a collection may drop (Node's fetch loses the
-// link from a caller's AbortSignal to a response body that way).
-const collectOften = "data:text/javascript,setInterval(globalThis.gc, 100).unref()";
-const pi = spawn(
-	process.execPath,
-	[
-		...["--expose-gc", "--import", collectOften],
-		...[piCli, "--mode", "rpc", "--no-session", "--offline"],
-		...["--provider", "stub", "--model", "stub-model", "-e", path.join(piDir, "nvim.ts")],
-	],
-	{
-		cwd,
-		env: {
-			...process.env,
-			HOME: scratch,
-			PI_CODING_AGENT_DIR: agentDir,
-			PI_IDE_LOCK_DIR: lockDir,
-			PI_OFFLINE: "1",
-			PI_SKIP_VERSION_CHECK: "1",
-			NO_PROXY: "127.0.0.1,localhost",
-			no_proxy: "127.0.0.1,localhost",
-		},
-		stdio: ["pipe", "pipe", "pipe"],
-	},
-);
-pi.stderr.on("data", (d) => (piStderr += d));
-let out = "";
-pi.stdout.on("data", (d) => {
-	out += d;
-	for (let nl = out.indexOf("\n"); nl !== -1; nl = out.indexOf("\n")) {
-		const line = out.slice(0, nl).trim();
-		out = out.slice(nl + 1);
-		if (line) events.push(JSON.parse(line));
-	}
-});
-const rpc = (command) => pi.stdin.write(`${JSON.stringify(command)}\n`);
-const toolNames = (request) => (request.tools ?? []).map((t) => t.function.name);
-
-/** Sends a slash command; returns the first notification matching `re`. */
-async function command(line, re) {
-	const from = events.length;
-	rpc({ type: "prompt", message: line });
-	return (await waitFor(`a reply to ${line}`, () => notifyAfter(from, re))).message;
-}
-
-/** Sends a prompt and waits for the agent to finish; returns the model requests it made. */
-async function prompt(message) {
-	const from = events.length;
-	const seen = modelRequests.length;
-	rpc({ type: "prompt", message });
-	await waitFor(`the agent to finish "${message}"`, () => find(from, (e) => e.type === "agent_end"));
-	return modelRequests.slice(seen);
-}
-
-rpc({ id: "state", type: "get_state" });
-await waitFor("pi to start", () => find(0, (e) => e.type === "response" && e.id === "state"));
-
+const [scenario, rawConfig] = process.argv.slice(2);
+const config = JSON.parse(rawConfig);
 const report = {};
-report.statusBefore = await command("/nvim status", /Neovim bridge/);
-report.toolsBeforeConnect = toolNames((await prompt("hello"))[0]);
+const model = await startModel();
 
-let from = events.length;
-report.connect = await command("/nvim connect", /Connected to Neovim|Could not connect|No Neovim|stale/);
-report.footer = events
-	.slice(from)
-	.filter((e) => e.type === "extension_ui_request" && e.method === "setStatus" && e.statusKey === "nvim")
-	.map((e) => e.statusText ?? null);
-report.settings = JSON.parse(readFileSync(settingsFile, "utf8"));
+const readJson = (file) => JSON.parse(readFileSync(file, "utf8"));
+const nvimTools = (names) => names.filter((n) => n.startsWith("nvim_"));
+const extensionErrors = (pi) => pi.events.filter((e) => e.type === "extension_error");
 
-const read = await prompt("READ_A please");
-report.toolsAfterConnect = toolNames(read[0]);
-report.readSchema = (read[0].tools ?? []).find((t) => t.function.name === "nvim_get_file_text_by_path")?.function ?? null;
-report.toolResult = text(read[1]?.messages.findLast((m) => m.role === "tool")?.content);
-from = events.length;
-report.toolEnd = find(0, (e) => e.type === "tool_execution_end") ?? null;
-
-// An edit waits in Neovim's diff until the person accepts it there (the
-// test does, after a while); the bridge sets no timeout on it.
-from = events.length;
-const edit = await prompt("EDIT_A please");
-report.editResult = text(edit[1]?.messages.findLast((m) => m.role === "tool")?.content);
-report.editEnd = find(from, (e) => e.type === "tool_execution_end") ?? null;
-
-// The person gives up in pi (Escape, here RPC `abort`) while Neovim shows
-// the edit's diff: the call ends in pi at once, and in Neovim too.
-from = events.length;
-rpc({ type: "prompt", message: "EDIT_ABORT please" });
-await waitFor("the test to see the diff", () => (existsSync(path.join(scratch, "diff-shown")) ? true : undefined));
-const abortedAt = Date.now();
-rpc({ id: "abort", type: "abort" });
-report.abortEnd = await waitFor(
-	"the tool call to end after pi's abort",
-	() => find(from, (e) => e.type === "tool_execution_end"),
-	5_000,
-);
-report.abortEndMs = Date.now() - abortedAt;
-await waitFor("the aborted agent to stop", () => find(from, (e) => e.type === "agent_end"));
-
-report.statusConnected = await command("/nvim status", /Neovim bridge/);
-report.tools = await command("/nvim tools", /Neovim tools|No Neovim tools/);
-report.disconnect = await command("/nvim disconnect", /Disconnected|Not connected/);
-report.toolsAfterDisconnect = toolNames((await prompt("hello again"))[0]);
-report.statusAfter = await command("/nvim status", /Neovim bridge/);
-
-// Errors: a refused path, then Neovim gone.
-report.reconnect = await command("/nvim reconnect", /Connected to Neovim|Could not connect|stale/);
-let turn = await prompt("OUTSIDE please");
-report.outsideResult = text(turn[1]?.messages.findLast((m) => m.role === "tool")?.content);
-const neovim = JSON.parse(readFileSync(path.join(lockDir, readdirSync(lockDir).find((f) => f.endsWith(".lock"))), "utf8"));
-process.kill(neovim.pid, "SIGKILL");
-// (Neovim stays a zombie until the test reaps it.) Its host follows: the
-// lockfile goes and the port closes.
-const lockName = readdirSync(lockDir).find((f) => f.endsWith(".lock"));
-await waitFor("the host to remove its lockfile", () => (readdirSync(lockDir).includes(lockName) ? undefined : true));
-const port = Number(new URL(neovim.mcpUrl).port);
-const portDeadline = Date.now() + STEP_MS;
-for (let refused = false; !refused; ) {
-	if (Date.now() > portDeadline) fail("Neovim's MCP port stayed open after it died");
-	refused = await new Promise((r) => {
-		const socket = connect(port, "127.0.0.1");
-		socket.once("connect", () => {
-			socket.destroy();
-			setTimeout(() => r(false), 20);
-		});
-		socket.once("error", () => r(true));
-	});
+/** Resolves once nothing listens on `port` any more. */
+async function portClosed(port) {
+	await waitFor("the port to close", () =>
+		new Promise((r) => {
+			const socket = connect(port, "127.0.0.1");
+			socket.once("connect", () => {
+				socket.destroy();
+				setTimeout(() => r(undefined), 20);
+			});
+			socket.once("error", () => r(true));
+		}),
+	);
 }
-from = events.length;
-turn = await prompt("READ_A again");
-report.goneResult = text(turn[1]?.messages.findLast((m) => m.role === "tool")?.content);
-report.lostNotice = notifyAfter(from, /Lost Neovim/)?.message ?? null;
-report.footerAfterLoss = events
-	.slice(from)
-	.filter((e) => e.type === "extension_ui_request" && e.method === "setStatus" && e.statusKey === "nvim")
-	.map((e) => e.statusText ?? null);
-report.toolsAfterLoss = toolNames((await prompt("hello once more"))[0]);
-report.connectStale = await command("/nvim connect", /Connected to Neovim|Could not connect|No Neovim|stale/);
-report.connectRemote = await command("/nvim connect http://example.com:8080/mcp", /loopback|Connected/);
-report.extensionErrors = events.filter((e) => e.type === "extension_error");
 
-pi.kill();
+const scenarios = {
+	/** Start-up: no tool, no file read, nothing spawned, no dialog. */
+	async startup() {
+		const lockDir = path.join(config.home, "locks");
+		mkdirSync(lockDir, { recursive: true });
+		// Reading this lockfile would block pi for good: it is a FIFO.
+		const fifo = path.join(lockDir, "4242.lock");
+		spawnSync("mkfifo", [fifo]);
+		agentDir(config.home, model, { nvim: { url: "http://127.0.0.1:4242/mcp" } });
+		const pi = await startPi({ cwd: config.cwd, lockDir, home: config.home, model, env: config.env });
+		report.toolsAtStart = await pi.tools();
+		report.status = await pi.command("/nvim status", /Neovim bridge/);
+		report.footer = pi.footer(0);
+		report.dialogs = pi.dialogs(0);
+		report.extensionErrors = extensionErrors(pi);
+		pi.close();
+		rmSync(fifo);
+	},
+
+	/** The main path against this project's Neovim, found through the saved URL. */
+	async main() {
+		const settingsFile = path.join(agentDir(config.home, model, {
+			unrelatedKey: { kept: true },
+			nvim: { note: "kept", url: config.url },
+		}), "settings.json");
+		// Declines the offer to open Neovim (asked once Neovim is gone).
+		const pi = await startPi({
+			cwd: config.cwd,
+			lockDir: config.lockDir,
+			home: config.home,
+			model,
+			env: config.env,
+			answer: (r) => (r.method === "confirm" ? { confirmed: false } : undefined),
+		});
+		report.statusBefore = await pi.command("/nvim status", /Neovim bridge/);
+		let from = pi.events.length;
+		report.connect = await pi.command("/nvim connect", /Connected to Neovim|tools stay off/);
+		report.footer = pi.footer(from);
+		report.settings = readJson(settingsFile);
+
+		const read = await pi.call("nvim_get_file_text_by_path", { pathInProject: "a.txt" });
+		report.toolsAfterConnect = read.tools;
+		report.read = read;
+		const request = pi.model.requests.at(-2);
+		report.readSchema = (request.tools ?? []).find((t) => t.function.name === "nvim_get_file_text_by_path")?.function ?? null;
+		report.systemPrompt = text(request.messages.find((m) => m.role === "system" || m.role === "developer")?.content);
+
+		// An edit waits in Neovim's diff until the person accepts it there
+		// (the test does, after a while); the bridge sets no timeout on it.
+		report.edit = await pi.call("nvim_replace_text_in_file", { pathInProject: "a.txt", oldText: "UNSAVED", newText: "EDITED" });
+
+		// The person gives up in pi (Escape, here RPC `abort`) while Neovim
+		// shows the edit's diff: the call ends in pi at once, and in Neovim too.
+		from = pi.events.length;
+		const args = { pathInProject: "a.txt", oldText: "saved one", newText: "ABORTED" };
+		pi.rpc({ type: "prompt", message: `CALL nvim_replace_text_in_file ${JSON.stringify(args)}` });
+		await waitFor("the test to see the diff", () => (existsSync(path.join(config.home, "diff-shown")) ? true : undefined), STEP_MS, pi);
+		const abortedAt = Date.now();
+		pi.rpc({ id: "abort", type: "abort" });
+		report.abortEnd = await waitFor("the call to end after pi's abort", () => pi.find(from, (e) => e.type === "tool_execution_end"), 5_000, pi);
+		report.abortEndMs = Date.now() - abortedAt;
+		await waitFor("the aborted agent to stop", () => pi.find(from, (e) => e.type === "agent_end"), STEP_MS, pi);
+
+		report.statusConnected = await pi.command("/nvim status", /Neovim bridge/);
+		report.tools = await pi.command("/nvim tools", /Neovim tools|No Neovim tools/);
+		report.disconnect = await pi.command("/nvim disconnect", /Disconnected|Not connected/);
+		report.toolsAfterDisconnect = await pi.tools();
+		report.statusAfter = await pi.command("/nvim status", /Neovim bridge/);
+
+		// Errors: a refused path, then Neovim gone.
+		report.reconnect = await pi.command("/nvim reconnect", /Connected to Neovim|tools stay off/);
+		report.outside = await pi.call("nvim_get_file_text_by_path", { pathInProject: "../outside.txt" });
+		const lockName = readdirSync(config.lockDir).find((f) => f.endsWith(".lock"));
+		const neovim = readJson(path.join(config.lockDir, lockName));
+		process.kill(neovim.pid, "SIGKILL");
+		// (Neovim stays a zombie until the test reaps it.) Its host follows:
+		// the lockfile goes and the port closes.
+		await waitFor("the host to remove its lockfile", () => (readdirSync(config.lockDir).includes(lockName) ? undefined : true), STEP_MS, pi);
+		await portClosed(Number(new URL(neovim.mcpUrl).port));
+		from = pi.events.length;
+		report.gone = await pi.call("nvim_get_file_text_by_path", { pathInProject: "a.txt" });
+		report.lostNotice = pi.notifyAfter(from, /Lost Neovim/)?.message ?? null;
+		report.footerAfterLoss = pi.footer(from);
+		report.toolsAfterLoss = await pi.tools();
+		from = pi.events.length;
+		report.connectStale = await pi.command("/nvim connect", /Connected to Neovim|tools stay off/);
+		report.dialogsWhenStale = pi.dialogs(from);
+		report.footerWhenStale = pi.footer(from);
+		report.settingsAtEnd = readJson(settingsFile);
+		report.connectRemote = await pi.command("/nvim connect http://example.com:8080/mcp", /loopback|Connected/);
+		report.extensionErrors = extensionErrors(pi);
+		pi.close();
+	},
+
+	/**
+	 * Through a recording proxy that adds tools of its own: the catalog
+	 * exposed, the guide, every kind of result, progress, cancellation,
+	 * timeouts, collisions, malformed schemas, projectPath on the wire,
+	 * reconnect with a changed catalog, disconnect, a server that is not
+	 * pi-ide.nvim.
+	 */
+	async proxy() {
+		const real = readJson(config.neovimLock);
+		const state = { drop: new Set(), add: [], serverName: undefined, hung: undefined };
+		const schema = (properties = {}, required = []) => ({
+			type: "object",
+			properties: { ...properties, projectPath: { type: "string" } },
+			required,
+		});
+		const extra = [
+			{ name: "show_image", description: "An image.", inputSchema: schema() },
+			{ name: "slow_progress", description: "Reports progress.", inputSchema: schema() },
+			{ name: "fails", description: "Fails.", inputSchema: schema() },
+			{ name: "rpc_error", description: "A JSON-RPC error.", inputSchema: schema() },
+			{ name: "hangs", description: "Never answers.", inputSchema: schema() },
+			{ name: "legacy_result", description: "The 2024 result shape.", inputSchema: schema() },
+			// Sanitized, it collides with the real get_file_text_by_path.
+			{ name: "get.file.text_by_path", description: "A collision.", inputSchema: schema() },
+			{ name: "bad_schema", description: "Not an object schema.", inputSchema: { type: "string" } },
+			{ name: "bad_required", description: "Requires what it does not describe.", inputSchema: { type: "object", properties: {}, required: ["ghost"] } },
+		];
+		const proxy = await startProxy(real.mcpUrl, {
+			rewriteTools: (tools) => [...tools.filter((t) => !state.drop.has(t.name)), ...extra, ...state.add],
+			rewriteInit: (result) => (state.serverName ? { ...result, serverInfo: { ...result.serverInfo, name: state.serverName } } : result),
+			fake: {
+				show_image: (_m, r) => r.result({ content: [{ type: "text", text: "a red dot" }, { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }] }),
+				slow_progress: (_m, r) => {
+					let n = 0;
+					const tick = setInterval(() => {
+						r.progress(++n, `step ${n}`);
+						if (n === 3) {
+							clearInterval(tick);
+							r.result({ content: [{ type: "text", text: "done after progress" }] });
+						}
+					}, 100);
+				},
+				fails: (_m, r) => r.result({ content: [{ type: "text", text: "the file is gone" }], isError: true }),
+				rpc_error: (_m, r) => r.error(-32602, "bad arguments: line must be positive"),
+				hangs: (m, r) => {
+					state.hung = m.id;
+					r.closed.then(() => (state.hungClosed = true));
+				},
+				search_in_files_by_text: () => {},
+				legacy_result: (_m, r) => r.result({ toolResult: { answer: 42 } }),
+				extra_tool: (_m, r) => r.result({ content: [{ type: "text", text: "extra" }] }),
+				"get.file.text_by_path": (_m, r) => r.result({ content: [{ type: "text", text: "the colliding one" }] }),
+			},
+		});
+		// pi finds the proxy through a lockfile of its own, with Neovim's token.
+		const lockDir = path.join(config.home, "locks");
+		mkdirSync(lockDir, { recursive: true });
+		writeFileSync(
+			path.join(lockDir, `${new URL(proxy.url).port}.lock`),
+			JSON.stringify({ ...real, mcpUrl: proxy.url }),
+			{ mode: 0o600 },
+		);
+		// The URL from the project's own (trusted) settings; Nerd Font icons from pi's.
+		const dir = agentDir(config.home, model, { nvim: { icons: "nerd" } });
+		writeFileSync(path.join(dir, "trust.json"), JSON.stringify({ [config.cwd]: true }));
+		mkdirSync(path.join(config.cwd, ".pi"), { recursive: true });
+		writeFileSync(path.join(config.cwd, ".pi", "settings.json"), JSON.stringify({ nvim: { url: proxy.url } }));
+		const pi = await startPi({ cwd: config.cwd, lockDir, home: config.home, model, env: config.env });
+		let from = pi.events.length;
+		report.connect = await pi.command("/nvim connect", /Connected to Neovim|tools stay off/);
+		report.footer = pi.footer(from);
+		report.status = await pi.command("/nvim status", /Neovim bridge/);
+		report.globalSettings = readJson(path.join(dir, "settings.json"));
+		report.proxyUrl = proxy.url;
+		report.advertised = proxy.lastTools().map((t) => t.name);
+		report.offered = nvimTools(await pi.tools());
+		report.systemPrompt = await pi.systemPrompt();
+		report.text = await pi.call("nvim_get_file_text_by_path", { pathInProject: "a.txt" });
+		report.collision = await pi.call("nvim_get_file_text_by_path_2", {});
+		report.image = await pi.call("nvim_show_image", {});
+		report.progress = await pi.call("nvim_slow_progress", {});
+		report.fails = await pi.call("nvim_fails", {});
+		report.rpcError = await pi.call("nvim_rpc_error", {});
+		report.legacy = await pi.call("nvim_legacy_result", {});
+		// Cancellation: Escape in pi (RPC abort) while the call hangs.
+		from = pi.events.length;
+		pi.rpc({ type: "prompt", message: "CALL nvim_hangs {}" });
+		await waitFor("the hanging call to reach the proxy", () => state.hung, STEP_MS, pi);
+		pi.rpc({ id: "abort", type: "abort" });
+		report.cancelled = await waitFor("the call to end", () => pi.find(from, (e) => e.type === "tool_execution_end"), 5_000, pi);
+		await waitFor("the agent to stop", () => pi.find(from, (e) => e.type === "agent_end"), STEP_MS, pi);
+		report.cancelSent = await waitFor(
+			"notifications/cancelled",
+			() => proxy.seen.find((s) => s.msg?.method === "notifications/cancelled" && s.msg.params?.requestId === state.hung)?.msg.params ?? undefined,
+			STEP_MS,
+			pi,
+		);
+		// A search that never answers ends at its own timeout plus grace.
+		const started = Date.now();
+		report.timeout = await pi.call("nvim_search_in_files_by_text", { searchText: "x", timeout: 1 });
+		report.timeoutMs = Date.now() - started;
+		report.projectPaths = proxy.calls().map((c) => [c.name, c.arguments?.projectPath ?? null]);
+
+		// A changed catalog: one tool gone, one new, after an explicit reconnect.
+		state.drop.add("find_definition");
+		state.add.push({ name: "extra_tool", description: "New.", inputSchema: schema() });
+		report.reconnect = await pi.command("/nvim reconnect", /Connected to Neovim|tools stay off/);
+		report.advertisedAfterReconnect = proxy.lastTools().map((t) => t.name);
+		report.offeredAfterReconnect = nvimTools(await pi.tools());
+		report.toolList = await pi.command("/nvim tools", /Neovim tools/);
+		report.extra = await pi.call("nvim_extra_tool", {});
+
+		from = proxy.seen.length;
+		report.disconnect = await pi.command("/nvim disconnect", /Disconnected/);
+		report.deletes = proxy.seen.slice(from).filter((s) => s.method === "DELETE").length;
+		report.toolsAfterDisconnect = await pi.tools();
+
+		// Something else on the port: refused, nothing active.
+		state.serverName = "some-other-server";
+		from = pi.events.length;
+		report.notOurs = await pi.command("/nvim connect", /Connected to Neovim|tools stay off/);
+		report.footerNotOurs = pi.footer(from);
+		report.toolsNotOurs = nvimTools(await pi.tools());
+		report.extensionErrors = extensionErrors(pi);
+		pi.close();
+		proxy.close();
+	},
+
+	/** A connect that cannot be made leaves nothing active and saves nothing. */
+	async failed() {
+		const settingsFile = path.join(agentDir(config.home, model, {}), "settings.json");
+		const pi = await startPi({ cwd: config.cwd, lockDir: config.lockDir, home: config.home, model, env: config.env });
+		report.connect = await pi.command("/nvim connect", /Connected to Neovim|tools stay off/);
+		report.toolsConnected = nvimTools(await pi.tools());
+		report.settingsConnected = readJson(settingsFile);
+		let from = pi.events.length;
+		report.otherProject = await pi.command(`/nvim connect ${config.otherUrl}`, /Connected to Neovim|tools stay off/);
+		report.footerOtherProject = pi.footer(from);
+		report.toolsOtherProject = nvimTools(await pi.tools());
+		report.callWhileFailed = await pi.call("nvim_get_file_text_by_path", { pathInProject: "a.txt" });
+		report.settingsOtherProject = readJson(settingsFile);
+		report.statusOtherProject = await pi.command("/nvim status", /Neovim bridge/);
+		// Connected again, then a URL nothing announces.
+		await pi.command("/nvim connect", /Connected to Neovim|tools stay off/);
+		from = pi.events.length;
+		report.unknownUrl = await pi.command("/nvim connect http://127.0.0.1:1/mcp", /Connected to Neovim|tools stay off/);
+		report.footerUnknownUrl = pi.footer(from);
+		report.toolsUnknownUrl = nvimTools(await pi.tools());
+		report.settingsAtEnd = readJson(settingsFile);
+		report.extensionErrors = extensionErrors(pi);
+		pi.close();
+	},
+
+	/**
+	 * No Neovim runs: inside tmux the bridge offers to open one in a pane,
+	 * waits for it and connects; the saved URL (a fixed port) is kept.
+	 * Then a Neovim that never comes: the person stops waiting.
+	 */
+	async launch() {
+		const settingsFile = path.join(agentDir(config.home, model, { nvim: { url: config.url } }), "settings.json");
+		const pi = await startPi({
+			cwd: config.cwd,
+			lockDir: config.lockDir,
+			home: config.home,
+			model,
+			env: config.env,
+			answer: (r) => (r.method === "confirm" ? { confirmed: true } : r.method === "select" && config.stopWaiting && existsSync(config.noNvim) ? { cancelled: true } : undefined),
+		});
+		let from = pi.events.length;
+		report.connect = await pi.command("/nvim connect", /Connected to Neovim|tools stay off/);
+		report.footer = pi.footer(from);
+		report.dialogs = pi.dialogs(from).map((d) => ({ method: d.method, title: d.title, message: d.message ?? null }));
+		report.settings = readJson(settingsFile);
+		report.tmuxCalls = readdirSync(config.recordDir).filter((f) => f.startsWith("tmux.")).length;
+		report.read = await pi.call("nvim_get_file_text_by_path", { pathInProject: "a.txt" });
+		report.disconnect = await pi.command("/nvim disconnect", /Disconnected/);
+		// The opened Neovim quits; the next one never announces itself.
+		const lockName = readdirSync(config.lockDir).find((f) => f.endsWith(".lock"));
+		const neovim = readJson(path.join(config.lockDir, lockName));
+		process.kill(neovim.pid, "SIGTERM");
+		await waitFor("the opened Neovim's lockfile to go", () => (readdirSync(config.lockDir).includes(lockName) ? undefined : true), STEP_MS, pi);
+		writeFileSync(config.noNvim, "");
+		config.stopWaiting = true;
+		from = pi.events.length;
+		report.stopped = await pi.command("/nvim connect", /Connected to Neovim|tools stay off/);
+		report.footerStopped = pi.footer(from);
+		report.toolsStopped = nvimTools(await pi.tools());
+		report.extensionErrors = extensionErrors(pi);
+		pi.close();
+	},
+
+	/** Two pi sessions on two worktrees against one Neovim: each sees its own files only. */
+	async worktrees() {
+		const sessions = [];
+		for (const [i, cwd] of config.worktrees.entries()) {
+			const home = path.join(config.home, `pi${i}`);
+			agentDir(home, model, {});
+			sessions.push({ cwd, pi: await startPi({ cwd, lockDir: config.lockDir, home, model, env: config.env }) });
+		}
+		report.sessions = [];
+		for (const { cwd, pi } of sessions) {
+			const one = { cwd };
+			one.connect = await pi.command("/nvim connect", /Connected to Neovim|tools stay off/);
+			one.read = await pi.call("nvim_get_file_text_by_path", { pathInProject: "a.txt" });
+			one.search = await pi.call("nvim_search_in_files_by_text", { searchText: "MARKER" });
+			one.glob = await pi.call("nvim_find_files_by_glob", { globPattern: "*.txt" });
+			one.escape = await pi.call("nvim_get_file_text_by_path", { pathInProject: config.escapeFrom[cwd] });
+			one.extensionErrors = extensionErrors(pi);
+			report.sessions.push(one);
+		}
+		for (const { pi } of sessions) pi.close();
+	},
+};
+
+const run = scenarios[scenario];
+if (!run) fail(`no scenario ${scenario}`);
+await run();
 model.close();
 process.stdout.write(JSON.stringify(report));
 process.exit(0);
