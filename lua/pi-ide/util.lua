@@ -1,9 +1,10 @@
 -- Small helpers shared by the Lua modules.
 local M = {}
 
---- Reports a message to the person, prefixed so they know who speaks.
+--- Reports a message to the person, prefixed (and titled, for notifiers
+--- that show titles) so they know who speaks.
 function M.notify(message, level)
-  vim.notify("pi-ide: " .. message, level or vim.log.levels.INFO)
+  vim.notify("pi-ide: " .. message, level or vim.log.levels.INFO, { title = "pi-ide" })
 end
 
 --- Like notify, but while the person types in Insert, Replace or Terminal

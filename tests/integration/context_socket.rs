@@ -217,14 +217,7 @@ async fn a_killed_host_leaves_no_socket() {
         status["socket"].is_string().then_some(())
     })
     .await;
-    let pid = session
-        .lua("return require('pi-ide').status().pid")
-        .await
-        .as_i64()
-        .unwrap();
-    // SAFETY: the host this test started.
-    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    session.wait_stopped().await;
+    session.kill_host_for_good().await;
     gone(&path).await;
 }
 
