@@ -14,6 +14,7 @@
 //! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
 //! * [`http`]        – the Streamable-HTTP MCP endpoint (`/mcp`, rmcp + hyper).
 //! * [`socket`]      – pi's context socket (`<root>/.pi/ide/<name>.sock`, NDJSON).
+//! * [`listen`]      – what every listener shares: a connection cap, accept backoff.
 //! * [`lockfile`]    – the discovery files agents read.
 //! * [`auth`]        – secret tokens, constant-time checks, header → client kind.
 //!
@@ -54,6 +55,7 @@ pub mod host;
 mod http;
 mod ide_protocol;
 pub mod jsonrpc;
+mod listen;
 mod lockfile;
 mod logging;
 pub mod mcp;

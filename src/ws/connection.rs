@@ -1,6 +1,8 @@
 //! One client's connection: frames in, dispatch, replies out. Requests run
 //! in tasks of their own, so a diff waiting for the person never blocks the
-//! `getDiagnostics` that pi sends before each model call.
+//! `getDiagnostics` that pi sends before each model call. A client that
+//! stops reading fills its bounded outbox and is closed (a write to it
+//! that blocks meanwhile is given up).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,11 +17,14 @@ use crate::client::{ClientId, ClientKind};
 use crate::jsonrpc::{self, Incoming};
 use crate::mcp;
 use crate::state::State;
+use crate::state::outbox::{OutboxReceiver, outbox};
 
 /// Keeps idle connections alive through proxies and detects dead peers.
 const PING_INTERVAL: Duration = Duration::from_secs(30);
 /// How long replies still in flight may take once Neovim is closing.
 const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long closing may wait for a client that does not read.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
 pub async fn run(
     ws: WebSocketStream<TcpStream>,
@@ -28,7 +33,7 @@ pub async fn run(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let (mut sink, mut stream) = ws.split();
-    let (outbox, mut replies) = mpsc::unbounded_channel::<String>();
+    let (outbox, mut replies) = outbox();
     let client = state.client_connected(kind, outbox);
     // Each request task holds a clone; the receiver closes when the last ends.
     let (in_flight, mut all_done) = mpsc::channel::<()>(1);
@@ -53,27 +58,48 @@ pub async fn run(
                     break;
                 }
             },
-            Some(reply) = replies.recv() => {
-                if sink.send(Message::text(reply)).await.is_err() {
+            reply = replies.recv() => {
+                // None: it fell behind; the log line is written already.
+                let Some(reply) = reply else { break };
+                if !write(&mut sink, Message::text(reply), &replies, &mut shutdown).await {
                     break;
                 }
             }
             _ = ping.tick() => {
-                if sink.send(Message::Ping(Default::default())).await.is_err() {
+                if !write(&mut sink, Message::Ping(Default::default()), &replies, &mut shutdown).await {
                     break;
                 }
             }
             _ = shutdown.changed() => {
                 drop(in_flight);
-                drain(&mut replies, &mut sink, &mut all_done).await;
-                let _ = sink.send(Message::Close(None)).await;
+                let _ = tokio::time::timeout(DRAIN_TIMEOUT, drain(&mut replies, &mut sink, &mut all_done)).await;
+                let _ = tokio::time::timeout(CLOSE_TIMEOUT, sink.send(Message::Close(None))).await;
                 break;
             }
         }
     }
-    let _ = sink.close().await;
+    // A client that does not read cannot hold its connection open.
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, sink.close()).await;
     state.client_gone(client);
     tracing::info!("client {} disconnected", client.0);
+}
+
+/// Writes one frame; false when the connection is done for: the write
+/// failed, or the client fell behind or Neovim closes while it blocked.
+async fn write<S>(
+    sink: &mut S,
+    message: Message,
+    replies: &OutboxReceiver,
+    shutdown: &mut watch::Receiver<bool>,
+) -> bool
+where
+    S: SinkExt<Message> + Unpin,
+{
+    tokio::select! {
+        sent = sink.send(message) => sent.is_ok(),
+        () = replies.fell_behind() => false,
+        _ = shutdown.changed() => false,
+    }
 }
 
 /// Classifies one text message and starts whatever it asks for.
@@ -99,11 +125,8 @@ fn receive(state: &Arc<State>, client: ClientId, text: &str, in_flight: &mpsc::S
 
 /// Sends replies of requests that finish during shutdown (pending diffs
 /// answered `DIFF_REJECTED`), bounded so a stuck task cannot hold Neovim up.
-async fn drain<S>(
-    replies: &mut mpsc::UnboundedReceiver<String>,
-    sink: &mut S,
-    all_done: &mut mpsc::Receiver<()>,
-) where
+async fn drain<S>(replies: &mut OutboxReceiver, sink: &mut S, all_done: &mut mpsc::Receiver<()>)
+where
     S: SinkExt<Message> + Unpin,
 {
     let deadline = tokio::time::Instant::now() + DRAIN_TIMEOUT;

@@ -10,7 +10,7 @@ use crate::common::repo_root;
 /// Top-level modules of `src/`, by layer, highest first.
 const LAYERS: &[&[&str]] = &[
     &["main", "host", "config", "logging"],
-    &["ws", "http", "socket", "lockfile", "auth"],
+    &["ws", "http", "socket", "listen", "lockfile", "auth"],
     &[
         "mcp",
         "tools",
