@@ -9,6 +9,7 @@
 //! Wiring:
 //! * [`host`]        – attach, listen, write the lockfile, event loop, shutdown.
 //! * [`config`], [`logging`] – the command line; tracing to a file (stdout is RPC).
+//! * [`limits`]      – every limit a client can meet, in one list.
 //!
 //! Transports (parse, authenticate, forward):
 //! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
@@ -55,6 +56,7 @@ pub mod host;
 mod http;
 mod ide_protocol;
 pub mod jsonrpc;
+pub mod limits;
 mod listen;
 mod lockfile;
 mod logging;

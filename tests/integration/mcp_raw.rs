@@ -44,9 +44,7 @@ pub(crate) async fn read_answer(stream: &mut TcpStream) -> Option<String> {
         loop {
             let n = stream.read(&mut chunk).await.unwrap_or(0);
             text.extend_from_slice(&chunk[..n]);
-            let so_far = String::from_utf8_lossy(&text);
-            let answered = so_far.contains("\"result\"") || so_far.contains("\"error\"");
-            if n == 0 || (answered && so_far.contains("\n\n")) {
+            if n == 0 || message(&String::from_utf8_lossy(&text)).is_some() {
                 break;
             }
         }
@@ -64,13 +62,40 @@ pub(crate) fn status(text: &str) -> u16 {
         .unwrap_or_else(|| panic!("no status in {text:?}"))
 }
 
-/// The JSON-RPC message in a response (plain JSON or one SSE `data:` line).
+/// The JSON-RPC message in a response (plain JSON or one SSE `data:` line),
+/// once it has arrived whole.
 pub(crate) fn message(text: &str) -> Option<Value> {
-    let body = text.split_once("\r\n\r\n")?.1;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    let body = match head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        true => dechunk(body),
+        false => body.to_owned(),
+    };
     body.lines()
         .filter_map(|line| line.strip_prefix("data:").or(Some(line)))
         .filter_map(|line| serde_json::from_str::<Value>(line.trim()).ok())
         .find(|value| value.get("jsonrpc").is_some())
+}
+
+/// The data of a chunked body, as far as it has arrived.
+fn dechunk(mut body: &str) -> String {
+    let mut data = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        let (Some(chunk), Some(after)) = (rest.get(..size), rest.get(size..)) else {
+            break;
+        };
+        if size == 0 {
+            break;
+        }
+        data.push_str(chunk);
+        body = after.trim_start_matches("\r\n");
+    }
+    data
 }
 
 /// One request and its JSON-RPC answer.
