@@ -10,6 +10,7 @@
 //! * [`host`]        – attach, listen, write the lockfile, event loop, shutdown.
 //! * [`config`], [`logging`] – the command line; tracing to a file (stdout is RPC).
 //! * [`limits`]      – every limit a client can meet, in one list.
+//! * [`fuzzing`]     – entry points for the fuzz targets in `tests/fuzz`.
 //!
 //! Transports (parse, authenticate, forward):
 //! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
@@ -52,6 +53,8 @@ pub mod config;
 mod diagnostics;
 mod diff;
 mod events;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod host;
 mod http;
 mod ide_protocol;

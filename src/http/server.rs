@@ -145,6 +145,25 @@ async fn connection(
     }
 }
 
+/// What the endpoint answers `request` with (its status) before any tool
+/// runs: our checks, then rmcp's, in front of a handler that serves
+/// nothing. For the fuzz targets.
+pub async fn screen<B>(request: Request<B>, token: &str) -> u16
+where
+    B: hyper::body::Body + Send + 'static,
+    B::Error: std::fmt::Display,
+{
+    #[derive(Clone)]
+    struct Nothing;
+    impl rmcp::ServerHandler for Nothing {}
+    if let Some(response) = refusal(&request, token) {
+        return response.status().as_u16();
+    }
+    let service: StreamableHttpService<Nothing, LocalSessionManager> =
+        StreamableHttpService::new(|| Ok(Nothing), Default::default(), service_config());
+    service.handle(request).await.status().as_u16()
+}
+
 /// Why a request is refused before rmcp sees it, as the response.
 fn refusal<B>(request: &Request<B>, token: &str) -> Option<Response<Body>> {
     let headers = request.headers();

@@ -54,6 +54,11 @@ impl Lines {
         out
     }
 
+    /// Bytes held for the line being read.
+    pub fn buffered(&self) -> usize {
+        self.buffer.len()
+    }
+
     /// Whether a line has begun and not ended yet.
     pub fn in_progress(&self) -> bool {
         self.in_progress
