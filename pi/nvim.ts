@@ -6,7 +6,8 @@
  *
  * Load with `pi -e <plugin dir>/pi/nvim.ts` or list the file under
  * `extensions` in pi's settings.json. Nothing happens at start-up: no tool
- * exists until `/nvim connect`.
+ * exists until `/nvim connect`, which runs by itself when pi starts with
+ * `$PI_IDE_NVIM_URL` set (`:PiIde agent pi` sets it to its Neovim's endpoint).
  *
  * Runtime imports are `node:` builtins and relative files only: pi resolves
  * an extension's bare imports through its own alias table, which differs
@@ -235,7 +236,7 @@ export default function nvimExtension(pi: ExtensionAPI): void {
 		await c?.close();
 	}
 
-	async function connect(ctx: ExtensionCommandContext, explicit: string | undefined, rediscover: boolean): Promise<void> {
+	async function connect(ctx: ExtensionContext, explicit: string | undefined, rediscover: boolean): Promise<void> {
 		const chosen = target(ctx, explicit, rediscover);
 		if (typeof chosen === "string") {
 			ctx.ui.notify(chosen, "error");
@@ -356,8 +357,11 @@ export default function nvimExtension(pi: ExtensionAPI): void {
 		return items.length > 0 ? items : null;
 	}
 
-	pi.on("session_start", (_event, ctx) => {
+	pi.on("session_start", (event, ctx) => {
 		uiCtx = ctx;
+		// Started by `:PiIde agent pi`: that Neovim's endpoint, as `/nvim connect <url>`.
+		const url = process.env.PI_IDE_NVIM_URL;
+		if (url && event.reason === "startup") void connect(ctx, url, false);
 	});
 
 	pi.on("session_shutdown", () => {

@@ -41,6 +41,8 @@ export interface IdeReviewResult {
 	type: "reviewResult";
 	status: "submitted" | "cancelled";
 	comments: ReviewComment[];
+	/** Why the IDE refused the request (a cancelled result only). */
+	error?: string;
 }
 
 export type IdeMessage = IdeContext | IdeReviewResult;
@@ -93,7 +95,9 @@ export function parseIdeLine(line: string): IdeMessage | undefined {
 				comments.push(comment);
 			}
 		}
-		return { type: "reviewResult", status: msg.status, comments };
+		const result: IdeReviewResult = { type: "reviewResult", status: msg.status, comments };
+		if (typeof msg.error === "string" && msg.error !== "") result.error = msg.error;
+		return result;
 	}
 	return undefined;
 }
@@ -310,7 +314,8 @@ export default function reviewExtension(pi: ExtensionAPI): void {
 		const u = ui();
 		u?.setStatus(STATUS_REVIEW, undefined);
 		if (msg.status === "cancelled") {
-			u?.notify(`Review cancelled in ${c.name}; nothing was sent to the agent.`, "info");
+			if (msg.error) u?.notify(`${c.name} did not open the review: ${msg.error}`, "warning");
+			else u?.notify(`Review cancelled in ${c.name}; nothing was sent to the agent.`, "info");
 			return;
 		}
 		if (msg.comments.length === 0) {

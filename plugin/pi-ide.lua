@@ -31,7 +31,7 @@ vim.api.nvim_create_user_command("PiIde", function(command)
 end, {
   nargs = "*",
   range = true,
-  desc = "pi-ide.nvim: start|stop|restart|status|log|diff|accept|reject|send|build|suggest|model|agent|review|comment",
+  desc = "pi-ide.nvim: status|start|stop|restart|log|diff|accept|reject|send|ask|disk|build|suggest|model|agent|review",
   complete = function(arglead, cmdline)
     return require("pi-ide.commands").complete(arglead, cmdline)
   end,
@@ -80,6 +80,17 @@ vim.keymap.set({ "n", "x" }, "<Plug>(PiIdeSend)", function()
   local line = vim.fn.line(".")
   require("pi-ide.mention").send(first or line, last or line)
 end, { desc = "pi-ide: at-mention the line or selection for Claude Code" })
+-- Text for the agent's input (asked with vim.ui.input), with the visual
+-- selection's lines as a mention.
+vim.keymap.set({ "n", "x" }, "<Plug>(PiIdeAsk)", function()
+  local first, last = selected_lines()
+  local buf = vim.api.nvim_get_current_buf()
+  vim.ui.input({ prompt = "Ask the agent: " }, function(text)
+    if text then
+      require("pi-ide.agent.ask").ask(text, buf, first, last)
+    end
+  end)
+end, { desc = "pi-ide: text (and the selection) into the agent's input" })
 -- A review comment on the current line (editing the one there) or on the
 -- visual selection's lines.
 vim.keymap.set({ "n", "x" }, "<Plug>(PiIdeComment)", function()

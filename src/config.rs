@@ -42,6 +42,9 @@ pub struct Config {
 pub enum Parsed {
     Run(Box<Config>),
     Version,
+    /// `--check-root DIR`: whether agents may be served files below DIR
+    /// (`:checkhealth` asks about Neovim's cwd).
+    CheckRoot(String),
 }
 
 impl Config {
@@ -49,7 +52,7 @@ impl Config {
     /// [--lock-dir DIR] [--claude-lock-dir DIR] [--log-file F] [--log-level L]
     /// [--mcp-port N] [--mcp-approve-edits true|false] [--mcp-token-file F]
     /// [--mcp-session-idle-ms N]` (an empty `--mcp-port`: no MCP endpoint;
-    /// idle 0: sessions never expire).
+    /// idle 0: sessions never expire), `--version` or `--check-root DIR`.
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         let mut pid = None;
         let mut port = 0;
@@ -71,6 +74,7 @@ impl Config {
             }
             let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
             match flag.as_str() {
+                "--check-root" => return Ok(Parsed::CheckRoot(value)),
                 "--pid" => {
                     pid = Some(
                         value
@@ -252,6 +256,9 @@ mod tests {
         assert_eq!(never.mcp_session_idle, None, "0: sessions never expire");
         assert_eq!(never.mcp_token_file, None, "no file: a fresh token");
         assert!(matches!(parse(&["--version"]), Ok(Parsed::Version)));
+        assert!(
+            matches!(parse(&["--check-root", "/w"]), Ok(Parsed::CheckRoot(dir)) if dir == "/w")
+        );
         let Ok(Parsed::Run(off)) = parse(&["--pid", "1", "--claude-lock-dir", ""]) else {
             panic!("an empty Claude lock dir is valid");
         };

@@ -1,6 +1,7 @@
 //! What Neovim tells the host, turned into actions on the shared state.
 //! Runs on the host's event loop, in the order Lua sent the events; the
-//! lifecycle events (`stop`, `cwd`) stay with the wiring in [`crate::host`].
+//! lifecycle events (`stop`, `cwd`) and the file watch stay with the wiring
+//! in [`crate::host`].
 
 use std::sync::Arc;
 
@@ -51,6 +52,9 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
         }
         // The handler applies diagnostics before any later message is read.
         EditorEvent::DiagnosticsPending | EditorEvent::Diagnostics(_) => {}
-        EditorEvent::Cwd { .. } | EditorEvent::Stop => {}
+        EditorEvent::Cwd { .. }
+        | EditorEvent::Stop
+        | EditorEvent::WatchFiles(_)
+        | EditorEvent::FileWritten(_) => {}
     }
 }

@@ -17,6 +17,7 @@ use crate::config::Config;
 use crate::diagnostics::Mirror;
 use crate::diff::live::LiveDiffs;
 use crate::diff::pending::{DiffOutcome, PendingDiffs};
+use crate::file_watch::FileWatch;
 use crate::lockfile::{self, LockInfo, Lockfile, Lockfiles};
 use crate::nvim::editor::Editor;
 use crate::nvim::handler::NvimHandler;
@@ -173,6 +174,8 @@ pub async fn run(config: Config) -> io::Result<()> {
         ));
     }
     drop(done_tx);
+    let editor = state.editor.clone();
+    let files = FileWatch::new(move |changes| editor.push(LuaCall::FilesChanged(changes)));
     state.editor.push(LuaCall::Started(Started {
         version: env!("CARGO_PKG_VERSION"),
         seam: SEAM_VERSION,
@@ -212,6 +215,8 @@ pub async fn run(config: Config) -> io::Result<()> {
                         changed
                     });
                 }
+                Some(EditorEvent::WatchFiles(paths)) => files.set(paths),
+                Some(EditorEvent::FileWritten(path)) => files.written(&path),
                 Some(event) => crate::events::handle(&state, event).await,
             },
         }

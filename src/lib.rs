@@ -39,20 +39,26 @@
 //! * [`nvim`]        – the typed msgpack-RPC seam: calls into Lua, events from it.
 //! * [`diagnostics`] – the mirror `getDiagnostics` answers from, and its shapes.
 //! * [`diff`]        – pending diffs, diff preparation, exact text, hunks.
+//! * [`file_watch`]  – the files of loaded buffers, watched on disk, changes coalesced.
 //! * [`outline`]     – tree-sitter outline, scope and comment detection.
+//! * [`confine`]     – project roots (never `/` or `$HOME`), paths confined
+//!   after resolving every link, reads and writes that never follow one.
 //! * [`selection`]   – positions → `selection_changed` params; file urls.
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
 //! * [`client`]      – client ids and kinds.
 //! * [`mutex`]       – locking that survives a panicked task.
+//! * [`peer`]        – the local process at the other end of a loopback connection.
 //! * [`memory`]      – handing memory back to the OS after large diffs.
 //! * [`private_file`] – 0600 files written whole (lockfiles, kept token).
 
 mod auth;
 mod client;
 pub mod config;
+pub mod confine;
 mod diagnostics;
 mod diff;
 mod events;
+mod file_watch;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod host;
@@ -68,6 +74,7 @@ pub mod memory;
 mod mutex;
 pub mod nvim;
 mod outline;
+mod peer;
 mod private_file;
 mod project;
 #[cfg(test)]

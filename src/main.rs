@@ -6,13 +6,26 @@ fn main() -> ExitCode {
     let config = match pi_ide::config::Config::from_args(std::env::args().skip(1)) {
         Ok(pi_ide::config::Parsed::Run(config)) => *config,
         Ok(pi_ide::config::Parsed::Version) => {
-            // The one sanctioned stdout write: `--version` runs outside RPC.
+            // Sanctioned stdout writes: `--version` runs outside RPC.
             println!(
                 "pi-ide {} seam {}",
                 env!("CARGO_PKG_VERSION"),
                 pi_ide::nvim::seam::SEAM_VERSION
             );
             return ExitCode::SUCCESS;
+        }
+        Ok(pi_ide::config::Parsed::CheckRoot(dir)) => {
+            // Like `--version`, outside RPC: `:checkhealth` reads the verdict.
+            return match pi_ide::confine::ProjectRoot::confirm(&dir) {
+                Ok(root) => {
+                    println!("project {}", root.real().display());
+                    ExitCode::SUCCESS
+                }
+                Err(not) => {
+                    println!("{not}");
+                    ExitCode::FAILURE
+                }
+            };
         }
         Err(message) => {
             eprintln!("pi-ide: {message}");

@@ -3,16 +3,15 @@ local util = require("pi-ide.util")
 
 local M = {}
 
-local function agent_line()
-  local agent = package.loaded["pi-ide.agent"] and package.loaded["pi-ide.agent"].status()
-  if not agent then
-    return nil
+local function agent_lines(lines)
+  local agents = package.loaded["pi-ide.agent"]
+  for _, agent in ipairs(agents and agents.list() or {}) do
+    lines[#lines + 1] = ("agent terminal: %s (pid %s%s)"):format(
+      agent.label,
+      agent.pid or "?",
+      agent.pane and (", tmux pane " .. agent.pane) or (agent.visible and "" or ", hidden: :PiIde agent")
+    )
   end
-  return ("agent terminal: %s (pid %d%s)"):format(
-    agent.name,
-    agent.pid,
-    agent.visible and "" or ", hidden: :PiIde agent"
-  )
 end
 
 local function describe_host(status, lines)
@@ -62,7 +61,7 @@ local function describe(status)
   for _, mention in ipairs(require("pi-ide.mention").queued()) do
     lines[#lines + 1] = ("mention %s waits for Claude Code"):format(mention)
   end
-  lines[#lines + 1] = agent_line()
+  agent_lines(lines)
   local review = package.loaded["pi-ide.review"]
   if review and review.status() then
     lines[#lines + 1] = review.describe()
@@ -116,6 +115,9 @@ local subcommands = {
       diff.reject(args[1])
     end
   end,
+  disk = function()
+    require("pi-ide.follow.compare").show()
+  end,
   build = function()
     require("pi-ide.build").run()
   end,
@@ -127,11 +129,12 @@ local subcommands = {
       dismiss = suggest.dismiss,
       next = suggest.next,
       prev = suggest.prev,
+      status = suggest.explain,
     }
     local action = args[1] and actions[args[1]]
     if args[1] and not action then
       util.notify(
-        ("unknown suggest action %q; try toggle, accept, dismiss, next, prev"):format(args[1]),
+        ("unknown suggest action %q; try toggle, accept, dismiss, next, prev, status"):format(args[1]),
         vim.log.levels.ERROR
       )
       return
@@ -193,6 +196,7 @@ local subcommands = {
       ":PiIde mcp copy puts the command in a register.",
     }, "\n"))
   end,
+  -- `:PiIde agent [name [args…]]`, `agent new [name [args…]]`, `agent focus`.
   agent = function(args)
     local agent = require("pi-ide.agent")
     local what = args[1]
@@ -200,16 +204,30 @@ local subcommands = {
       agent.toggle()
     elseif what == "focus" then
       agent.focus()
-    elseif vim.tbl_contains(agent.NAMES, what) then
-      agent.focus(what)
+    elseif what == "new" then
+      agent.new(args[2], vim.list_slice(args, 3))
+    elseif vim.tbl_contains(agent.names(), what) then
+      agent.focus(what, vim.list_slice(args, 2))
     else
-      util.notify(("unknown agent argument %q; try claude, pi or focus"):format(what), vim.log.levels.ERROR)
+      util.notify(
+        ("unknown agent %q; try %s, new or focus"):format(what, table.concat(agent.names(), ", ")),
+        vim.log.levels.ERROR
+      )
+    end
+  end,
+  -- `:[range]PiIde ask [text]`: into the agent's input, lines as a mention.
+  ask = function(_, command)
+    local text = command and command.args and command.args:gsub("^%s*ask%s?", "") or ""
+    local buf = vim.api.nvim_get_current_buf()
+    if command and command.range > 0 then
+      require("pi-ide.agent.ask").ask(text, buf, command.line1, command.line2)
+    else
+      require("pi-ide.agent.ask").ask(text, buf)
     end
   end,
 }
 
-local suggest_actions = { "accept", "dismiss", "next", "prev", "toggle" }
-local agent_arguments = { "claude", "focus", "pi" }
+local suggest_actions = { "accept", "dismiss", "next", "prev", "status", "toggle" }
 local review_actions = { "cancel", "status", "submit" }
 
 --- The shell command that adds this Neovim's MCP endpoint to Claude Code.
@@ -246,7 +264,12 @@ function M.complete(arglead, cmdline)
   elseif words[2] == "suggest" then
     candidates = suggest_actions
   elseif words[2] == "agent" then
-    candidates = agent_arguments
+    local position = #words - (arglead == "" and 0 or 1)
+    if position == 2 then
+      candidates = vim.list_extend({ "focus", "new" }, require("pi-ide.agent").names())
+    elseif position == 3 and words[3] == "new" then
+      candidates = require("pi-ide.agent").names()
+    end
   elseif words[2] == "review" then
     candidates = review_actions
   elseif words[2] == "mcp" then

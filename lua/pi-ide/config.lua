@@ -12,6 +12,10 @@ M.defaults = {
   log_level = "info",
   -- Announce Neovim to Claude Code too ($CLAUDE_CONFIG_DIR/ide or ~/.claude/ide).
   claude_code = true,
+  -- Buffers follow their files on disk: one without unsaved edits takes a
+  -- change made by anyone else at once (one undo step); one with unsaved
+  -- edits is kept and you are told (:PiIde disk compares).
+  watch_files = true,
   -- pi's context socket, <project root>/.pi/ide/<name>.sock: pi's `ide`
   -- extension reads the current file and selection from it and asks for
   -- reviews. The project root is the git root of the cwd, else the cwd.
@@ -73,6 +77,11 @@ M.defaults = {
     model = nil,
     -- Per-filetype switch; filetypes not listed follow `enabled`.
     filetypes = { gitcommit = false, help = false },
+    -- No suggestions in buffers larger than this (bytes).
+    max_file_size = 1024 * 1024,
+    -- function(buf) returning false keeps suggestions out of that buffer
+    -- (vim.b.pi_ide_suggestion = false does it for one buffer).
+    should_attach = nil,
     -- Insert-mode keys; false disables them all, or one of them.
     keymaps = {
       accept = "<Tab>",
@@ -97,15 +106,27 @@ M.defaults = {
     },
   },
   agent = {
-    -- The agent `:PiIde agent` starts: "claude" or "pi".
+    -- The agent `:PiIde agent` starts: "claude", "pi" or one of `agents`.
     default = "claude",
     -- Each agent's command: a list (run as is) or a string (run by 'shell').
     claude = { cmd = { "claude" } },
-    pi = { cmd = { "pi" } },
-    -- Where its terminal opens: "right", "left", "bottom", "top" or "float".
+    pi = {
+      cmd = { "pi" },
+      -- This plugin's pi extensions, loaded with `pi -e`: /review
+      -- (pi/review.ts), and Neovim's language tools (pi/nvim.ts, connected
+      -- to this Neovim at start).
+      extensions = { review = true, nvim = true },
+    },
+    -- More agents: name = { cmd = …, kind = "claude" | "pi" (wired like
+    -- that one; default from the program's name), env = { … } }.
+    agents = {},
+    -- Where its terminal opens: "right", "left", "bottom", "top", "float",
+    -- or "tmux" (a tmux pane beside Neovim's, when Neovim runs in tmux).
     position = "right",
     -- Fraction of the editor (up to 1), or columns / lines when above 1.
     size = 0.4,
+    -- After you decide a diff an agent terminal proposed, go back to it.
+    focus_after_diff = true,
   },
 }
 
@@ -121,6 +142,7 @@ local types = {
   ["diff.keymaps.accept_all"] = { "string", "boolean" },
   ["diff.keymaps.reject_all"] = { "string", "boolean" },
   ["suggestion.model"] = "string",
+  ["suggestion.should_attach"] = "function",
   ["suggestion.keymaps"] = { "table", "boolean" },
   ["review.keymaps"] = { "table", "boolean" },
 }
@@ -139,7 +161,31 @@ end
 local log_levels = { error = true, warn = true, info = true, debug = true, trace = true }
 local focus_modes = { auto = true, always = true, never = true }
 local agents = { claude = true, pi = true }
-local positions = { right = true, left = true, bottom = true, top = true, float = true }
+local positions = { right = true, left = true, bottom = true, top = true, float = true, tmux = true }
+-- Words `:PiIde agent` takes itself.
+local agent_words = { new = true, focus = true }
+
+-- One entry of option `agent.agents`: the entry to keep, or nil and why not.
+local function own_agent(name, value)
+  if type(name) ~= "string" or not name:match("^[%w_.-]+$") or agent_words[name] then
+    return nil,
+      ("option `agent.agents`: %q is not a usable agent name (letters, digits, `_`, `.`, `-`)"):format(tostring(name))
+  end
+  local prefix = "option `agent.agents." .. name
+  if type(value) ~= "table" then
+    return nil, prefix .. "` must be a table with a cmd"
+  end
+  if value.cmd == nil or (type(value.cmd) ~= "table" and type(value.cmd) ~= "string") then
+    return nil, prefix .. ".cmd` must be a list of strings or a string naming a program"
+  end
+  if value.kind ~= nil and value.kind ~= "claude" and value.kind ~= "pi" then
+    return nil, prefix .. '.kind` must be "claude" or "pi"'
+  end
+  if value.env ~= nil and type(value.env) ~= "table" then
+    return nil, prefix .. ".env` must be a table of strings"
+  end
+  return { cmd = vim.deepcopy(value.cmd), kind = value.kind, env = value.env and vim.deepcopy(value.env) }
+end
 
 -- A command is a non-empty list of strings (the first naming a program) or
 -- a string with something in it.
@@ -187,6 +233,18 @@ local function merge(defaults, given, prefix, problems)
             result[key][filetype] = on
           else
             problems[#problems + 1] = ("option `%s.%s` must be a boolean (ignored)"):format(name, filetype)
+          end
+        end
+      elseif name == "agent.agents" then
+        for agent, spec in pairs(value) do
+          local kept, problem = own_agent(agent, spec)
+          if kept and not valid_command(kept.cmd) then
+            kept, problem = nil, ("option `agent.agents.%s.cmd` must name a program"):format(agent)
+          end
+          if kept then
+            result[key][agent] = kept
+          else
+            problems[#problems + 1] = problem .. " (ignored)"
           end
         end
       elseif commands[name] then
@@ -259,13 +317,15 @@ function M.apply(opts)
     values.selection.debounce_ms = M.defaults.selection.debounce_ms
   end
   local agent = values.agent
-  if not agents[agent.default] then
-    problems[#problems + 1] = ("option `agent.default` must be claude or pi (got %q)"):format(tostring(agent.default))
+  if not agents[agent.default] and not agent.agents[agent.default] then
+    problems[#problems + 1] = ("option `agent.default` must be claude, pi or a name in agent.agents (got %q)"):format(
+      tostring(agent.default)
+    )
     agent.default = M.defaults.agent.default
   end
   if not positions[agent.position] then
     problems[#problems + 1] = ("option `agent.position` must be one of %s (got %q)"):format(
-      "right, left, bottom, top, float",
+      "right, left, bottom, top, float, tmux",
       tostring(agent.position)
     )
     agent.position = M.defaults.agent.position

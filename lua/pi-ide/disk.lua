@@ -1,7 +1,8 @@
 -- A loaded buffer against its file on disk: Neovim's own changed-since-read
 -- check (:checktime) for that one buffer, answered here instead of by a
--- prompt. Hidden buffers are never checked by Neovim itself, so the tools
--- that read or write files through buffers check first.
+-- prompt, and the reload every buffer shares (follow/reload.lua). Hidden
+-- buffers are never checked by Neovim itself, so the tools that read or
+-- write files through buffers check first.
 local M = {}
 
 -- Neovim reports a change to a modified buffer's file once; the buffer
@@ -24,27 +25,11 @@ local function clear_on_read_and_write()
 end
 
 --- Brings `buf` up to date with its file when it has no unsaved edits
---- (with or without 'autoread') and says where it stands: "same",
---- "reloaded", "conflict" (unsaved edits, and the file changed too) or
---- "deleted".
+--- (one undo step, views and marks kept; follow/reload.lua) and says where
+--- it stands: "same", "reloaded", "conflict" (unsaved edits, and the file
+--- changed too) or "deleted".
 function M.sync(buf)
-  local outcome = "same"
-  local id = vim.api.nvim_create_autocmd("FileChangedShell", {
-    buffer = buf,
-    callback = function()
-      local reason = vim.v.fcs_reason
-      vim.v.fcs_choice = ""
-      if reason == "changed" then
-        outcome = "reloaded"
-        vim.v.fcs_choice = "reload"
-      elseif reason == "conflict" or reason == "deleted" then
-        outcome = reason
-      end
-    end,
-  })
-  local tick = vim.b[buf].changedtick
-  pcall(vim.cmd.checktime, buf)
-  pcall(vim.api.nvim_del_autocmd, id)
+  local outcome = require("pi-ide.follow.reload").sync(buf)
   if not vim.api.nvim_buf_is_valid(buf) then
     return outcome
   end
@@ -53,17 +38,15 @@ function M.sync(buf)
     vim.b[buf][CONFLICT] = true
   elseif outcome == "same" and vim.b[buf][CONFLICT] then
     outcome = "conflict"
-  elseif outcome == "same" and vim.b[buf].changedtick ~= tick then
-    -- 'autoread' reloads an unmodified buffer without asking the handler.
-    outcome = "reloaded"
   end
   return outcome
 end
 
 --- Syncs every loaded file buffer without unsaved edits, so a language
---- server asked about one file sees the others as they are on disk too (an
---- agent's own tools often write files Neovim holds unseen). Returns the
---- buffers that were reloaded.
+--- server asked for an edit of one file sees the others as they are on disk
+--- too (an agent's own tools often write files Neovim holds unseen). Returns
+--- the buffers that were reloaded. Only the edit tools pay for this walk;
+--- the others check the one buffer they ask about.
 function M.refresh()
   local reloaded = {}
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do

@@ -254,8 +254,9 @@ function M.text(path)
 end
 
 --- Seam `save_document`: writes `path`'s buffer with :write, never a diff
---- buffer, never with a prompt. { ok, saved, message }, nil without a buffer.
-function M.save(path)
+--- buffer, never with a prompt, only while `path` leads to `real` (the file
+--- the host checked). { ok, saved, message }, nil without a buffer.
+function M.save(path, real)
   local buf = util.file_buffer(path)
   if not buf or is_diff_buffer(buf) then
     return nil
@@ -273,9 +274,7 @@ function M.save(path)
   -- 'confirm' would turn a refusal (read-only file) into a dialog.
   local confirm = vim.o.confirm
   vim.o.confirm = false
-  local ok, err = pcall(api.nvim_buf_call, buf, function()
-    vim.cmd("silent write")
-  end)
+  local ok, err = require("pi-ide.guard").write(buf, path, real, "silent write")
   vim.o.confirm = confirm
   if not ok then
     return { ok = false, saved = false, message = tostring(err) }

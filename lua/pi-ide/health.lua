@@ -212,6 +212,23 @@ local function check_host(host, ready)
   end
 end
 
+-- Whether agents get files through this Neovim: never while its cwd is
+-- `/`, the home directory or above. The host binary decides, as it does
+-- for every call.
+local function check_project(host)
+  local bin = host.binary()
+  local cwd = vim.fn.getcwd(-1, -1)
+  local result = vim.system({ bin, "--check-root", cwd }, { text = true }):wait(5000)
+  local verdict = vim.trim(result.stdout or "")
+  if result.code == 0 then
+    vim.health.ok(("project root %s: agents' paths stay inside it"):format(cwd))
+  elseif verdict ~= "" then
+    vim.health.warn("Neovim's current directory " .. verdict)
+  else
+    vim.health.warn(("cannot tell whether %s is a project: %s"):format(cwd, vim.trim(result.stderr or "")))
+  end
+end
+
 -- Claude Code: where it finds us, and whether another plugin announces
 -- this Neovim to it too.
 local function check_claude(host)
@@ -329,6 +346,9 @@ function M.check()
   local binary_ok = check_binary(host)
   local lock_dir_ok = check_lock_dir(host)
   check_host(host, binary_ok and lock_dir_ok)
+  if binary_ok then
+    check_project(host)
+  end
   check_claude(host)
   check_socket(host)
   check_mcp(host)

@@ -27,6 +27,37 @@ local function lazy(module, fn)
   end
 end
 
+-- Option `watch_files`: the host watches the files of loaded buffers.
+local function install_file_watch(group)
+  local autocmd = vim.api.nvim_create_autocmd
+  autocmd({ "BufNewFile", "BufFilePost", "BufUnload" }, {
+    group = group,
+    callback = lazy("pi-ide.follow", "on_buffers"),
+    desc = "pi-ide: the files to watch",
+  })
+  autocmd("User", {
+    group = group,
+    pattern = "PiIdeStarted",
+    callback = lazy("pi-ide.follow", "on_buffers"),
+    desc = "pi-ide: the files to watch",
+  })
+  autocmd("BufReadPost", {
+    group = group,
+    callback = lazy("pi-ide.follow", "on_read"),
+    desc = "pi-ide: the files to watch",
+  })
+  autocmd("BufWritePost", {
+    group = group,
+    callback = lazy("pi-ide.follow", "on_write"),
+    desc = "pi-ide: Neovim's own writes are no change",
+  })
+  autocmd("FileChangedShell", {
+    group = group,
+    callback = lazy("pi-ide.follow", "on_file_changed_shell"),
+    desc = "pi-ide: no W11/W12 prompt; reload or tell instead",
+  })
+end
+
 local function install_autocmds(group, values)
   local autocmd = vim.api.nvim_create_autocmd
   if values.selection.enabled then
@@ -47,6 +78,9 @@ local function install_autocmds(group, values)
     callback = lazy("pi-ide.diagnostics", "on_buffer"),
     desc = "pi-ide: mirror diagnostics in the host",
   })
+  if values.watch_files then
+    install_file_watch(group)
+  end
   local suggestion = values.suggestion
   if not suggestion.enabled and not vim.tbl_contains(vim.tbl_values(suggestion.filetypes), true) then
     return
@@ -65,6 +99,12 @@ local function install_autocmds(group, values)
     group = group,
     callback = lazy("pi-ide.suggest", "on_menu"),
     desc = "pi-ide: hide ghost text behind the completion menu",
+  })
+  autocmd("User", {
+    group = group,
+    pattern = { "BlinkCmpMenuOpen", "BlinkCmpMenuClose" },
+    callback = lazy("pi-ide.suggest", "on_menu"),
+    desc = "pi-ide: hide ghost text behind blink.cmp's menu",
   })
   autocmd("InsertEnter", {
     group = group,
@@ -114,6 +154,13 @@ end
 --- inclusive; nil for the whole file).
 function M.mention(path, first, last)
   return require("pi-ide.mention").mention(path, first, last)
+end
+
+--- A short string for statuslines: connected agents, diffs waiting, an
+--- open review ("" while the host is not running). Cheap enough for every
+--- redraw: it is rebuilt only when one of those changes.
+function M.statusline()
+  return require("pi-ide.statusline").get()
 end
 
 function M.stop()

@@ -1,6 +1,10 @@
 -- What the MCP tools' LSP requests share (lsp_tools.lua, edits/lsp.lua):
 -- the answer to the host, position conversion between encodings, and
--- finding a file's language servers without ever making Neovim wait.
+-- finding a file's language servers without ever making Neovim wait. A
+-- file the person has not loaded is loaded for the request and let go of
+-- once it is answered, unless the person took it up meanwhile (a window
+-- shows it, it is listed or has changes): Neovim then tells its servers
+-- the file is closed, and their diagnostics of it go with it.
 local M = {}
 
 -- How often to look for a language server on a freshly loaded file.
@@ -8,10 +12,48 @@ local POLL_MS = 50
 -- How long to wait for a server to attach before saying there is none.
 M.attach_ms = 3000
 
---- Sends the `lsp_answer` event for request `id`.
+-- Request id -> the buffer it keeps loaded; buffer -> how many requests do,
+-- and whether it was in the buffer list before (then it is only unloaded).
+local holding, holders, known_before = {}, {}, {}
+
+local function hold(id, buf, existed)
+  holding[id] = buf
+  if not holders[buf] then
+    known_before[buf] = existed
+  end
+  holders[buf] = (holders[buf] or 0) + 1
+end
+
+-- Lets go of the buffer request `id` loaded, once no request needs it.
+local function release(id)
+  local buf = holding[id]
+  holding[id] = nil
+  if not buf then
+    return
+  end
+  holders[buf] = holders[buf] - 1
+  if holders[buf] > 0 then
+    return
+  end
+  holders[buf] = nil
+  local existed = known_before[buf]
+  known_before[buf] = nil
+  if
+    vim.api.nvim_buf_is_loaded(buf)
+    and not vim.bo[buf].modified
+    and not vim.bo[buf].buflisted
+    and #vim.fn.win_findbuf(buf) == 0
+  then
+    pcall(vim.api.nvim_buf_delete, buf, { unload = existed })
+  end
+end
+
+--- Sends the `lsp_answer` event for request `id`; a buffer loaded for it
+--- is let go of.
 function M.answer(id, payload)
   payload.id = id
   require("pi-ide.seam").notify("lsp_answer", payload)
+  release(id)
 end
 
 --- `index` in `text` from encoding `from` to `to` ("utf-8", "utf-16",
@@ -27,27 +69,36 @@ function M.convert(text, index, from, to)
   return vim.str_utfindex(text, to, byte, false)
 end
 
---- The buffer of `query.path`, loaded (without showing it) if it was not;
---- nil after answering when the file does not exist. `loaded(buf)` runs
---- right after a load, before any server can answer.
-function M.load(query, loaded)
-  if vim.fn.bufnr(query.path) == -1 and vim.fn.filereadable(query.path) == 0 then
+--- The buffer of `query.path`, loaded (without showing it) if it was not,
+--- and kept loaded until `query` is answered; nil after answering when the
+--- file does not exist. `loaded(buf)` runs right after a load, before any
+--- server can answer. `every_buffer`: bring every loaded buffer up to date
+--- with its file, not only this one (an edit may touch any of them).
+function M.load(query, loaded, every_buffer)
+  local existed = vim.fn.bufnr(query.path) ~= -1
+  if not existed and vim.fn.filereadable(query.path) == 0 then
     M.answer(query.id, { error = "no such file: " .. query.path })
     return nil
   end
   local buf = vim.fn.bufadd(query.path)
   local was_loaded = vim.api.nvim_buf_is_loaded(buf)
   if not was_loaded then
+    hold(query.id, buf, existed)
     vim.fn.bufload(buf)
     if loaded then
       loaded(buf)
     end
+  elseif holders[buf] then
+    -- Loaded for another request still under way: this one needs it too.
+    hold(query.id, buf, known_before[buf])
   end
   -- Neovim never checks a buffer no window shows: the servers now see the
   -- files as they are, and the old diagnostics of a reloaded one are no
   -- answer.
-  for _, reloaded in ipairs(require("pi-ide.disk").refresh()) do
-    require("pi-ide.diagnostics").expect_new(reloaded)
+  local disk = require("pi-ide.disk")
+  local reloaded = every_buffer and disk.refresh() or (was_loaded and disk.sync(buf) == "reloaded" and { buf })
+  for _, changed in ipairs(reloaded or {}) do
+    require("pi-ide.diagnostics").expect_new(changed)
   end
   return buf, was_loaded
 end

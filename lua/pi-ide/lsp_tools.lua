@@ -1,9 +1,12 @@
 -- The MCP LSP tools' requests (seam call `lsp_request`), made with
 -- callbacks so Neovim never waits: the answer goes back to the host as the
--- `lsp_answer` event. Positions to and from the host are 0-based with
--- UTF-16 columns, converted from and to each server's encoding. Kinds:
--- hover, definition, references, symbols (of a file), workspace_symbols
--- (query.text) and problems (a file's diagnostics, see file_problems.lua).
+-- `lsp_answer` event. Positions from the host are 0-based with UTF-16
+-- columns, converted to each server's encoding; answers are the servers'
+-- own results with their encodings, which the host converts and completes
+-- with line text off the UI thread (so nothing here grows with the answer
+-- beyond passing it on). Kinds: hover, definition, references, symbols (of
+-- a file), workspace_symbols (query.text) and problems (a file's
+-- diagnostics, see file_problems.lua).
 local lsp_buffer = require("pi-ide.lsp_buffer")
 local answer, convert = lsp_buffer.answer, lsp_buffer.convert
 
@@ -15,19 +18,6 @@ local methods = {
   references = "textDocument/references",
   symbols = "textDocument/documentSymbol",
 }
-
---- Line `row` (0-based) of `path`: from its loaded buffer, else the disk.
-local function line_of(path, row, cache)
-  local buf = vim.fn.bufnr(path)
-  if buf ~= -1 and vim.api.nvim_buf_is_loaded(buf) then
-    return vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ""
-  end
-  if cache[path] == nil then
-    local ok, lines = pcall(vim.fn.readfile, path)
-    cache[path] = ok and lines or {}
-  end
-  return cache[path][row + 1] or ""
-end
 
 local function hover_markdown(results)
   local parts = {}
@@ -43,91 +33,20 @@ local function hover_markdown(results)
   return { markdown = table.concat(parts, "\n\n") }
 end
 
-local function locations(results)
-  local out, seen, cache = {}, {}, {}
-  for _, entry in ipairs(results) do
-    local list = entry.result
-    if list.uri or list.targetUri then
-      list = { list }
-    end
-    for _, loc in ipairs(list) do
-      local uri = loc.targetUri or loc.uri
-      local range = loc.targetSelectionRange or loc.range
-      if uri and range then
-        local path = vim.uri_to_fname(uri)
-        local text = line_of(path, range.start.line, cache)
-        local character = convert(text, range.start.character, entry.encoding, "utf-16")
-        local key = path .. ":" .. range.start.line .. ":" .. character
-        if not seen[key] then
-          seen[key] = true
-          table.insert(out, { path = path, line = range.start.line, character = character, text = text })
-        end
-      end
-    end
-  end
-  table.sort(out, function(a, b)
-    if a.path ~= b.path then
-      return a.path < b.path
-    end
-    if a.line ~= b.line then
-      return a.line < b.line
-    end
-    return a.character < b.character
-  end)
-  return { locations = out }
-end
-
-local function symbols(results, buf)
-  local out = {}
-  local function add(symbol, encoding)
-    local range = symbol.selectionRange or symbol.range or (symbol.location and symbol.location.range)
-    if range then
-      local text = vim.api.nvim_buf_get_lines(buf, range.start.line, range.start.line + 1, false)[1] or ""
-      table.insert(out, {
-        name = symbol.name,
-        kind = vim.lsp.protocol.SymbolKind[symbol.kind] or tostring(symbol.kind),
-        line = range.start.line,
-        character = convert(text, range.start.character, encoding, "utf-16"),
-      })
-    end
-    for _, child in ipairs(symbol.children or {}) do
-      add(child, encoding)
-    end
-  end
-  for _, entry in ipairs(results) do
-    for _, symbol in ipairs(entry.result) do
-      add(symbol, entry.encoding)
-    end
-  end
-  return { symbols = out }
-end
-
 -- At most this many workspace symbols go to the host, which cuts them to
 -- the call's limit.
 local MAX_WORKSPACE_SYMBOLS = 2000
 
---- workspace/symbol results (SymbolInformation or WorkspaceSymbol, whose
---- location may lack a range) as { name, kind, path, line, character }.
-local function found_symbols(results)
-  local out, cache = {}, {}
-  for _, entry in ipairs(results) do
-    for _, symbol in ipairs(entry.result) do
-      local location = symbol.location or {}
-      if location.uri and #out < MAX_WORKSPACE_SYMBOLS then
-        local path = vim.uri_to_fname(location.uri)
-        local start = location.range and location.range.start or { line = 0, character = 0 }
-        local text = line_of(path, start.line, cache)
-        table.insert(out, {
-          name = symbol.name,
-          kind = vim.lsp.protocol.SymbolKind[symbol.kind] or tostring(symbol.kind),
-          path = path,
-          line = start.line,
-          character = convert(text, start.character, entry.encoding, "utf-16"),
-        })
-      end
+--- workspace/symbol responses cut to MAX_WORKSPACE_SYMBOLS symbols in all.
+local function capped(responses)
+  local left = MAX_WORKSPACE_SYMBOLS
+  for _, response in ipairs(responses) do
+    if #response.result > left then
+      response.result = vim.list_slice(response.result, 1, left)
     end
+    left = left - #response.result
   end
-  return { symbols = out }
+  return responses
 end
 
 --- Sends `method` to each of `clients` with `params(encoding)`; `done(results,
@@ -201,8 +120,7 @@ local function workspace_symbols(query)
     if err then
       return answer(query.id, { error = err })
     end
-    local ok, result = pcall(found_symbols, results)
-    answer(query.id, ok and { result = result } or { error = tostring(result) })
+    answer(query.id, { result = { responses = capped(results) } })
   end)
 end
 
@@ -230,16 +148,15 @@ function M.request(query)
       if err then
         return answer(query.id, { error = err })
       end
-      local ok, result = pcall(function()
-        if query.kind == "hover" then
-          return hover_markdown(vim.tbl_map(function(r)
-            return r.result
-          end, results))
-        elseif query.kind == "symbols" then
-          return symbols(results, buf)
-        end
-        return locations(results)
-      end)
+      if query.kind ~= "hover" then
+        return answer(query.id, { result = { responses = results } })
+      end
+      local ok, result = pcall(
+        hover_markdown,
+        vim.tbl_map(function(r)
+          return r.result
+        end, results)
+      )
       answer(query.id, ok and { result = result } or { error = tostring(result) })
     end, buf)
   end)

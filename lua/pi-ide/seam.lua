@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 10
+M.VERSION = 13
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -73,9 +73,10 @@ M.calls = {
   document_state = function(path)
     return require("pi-ide.editors").state(path)
   end,
-  -- saveDocument: writes the file's buffer; nil without one.
-  save_document = function(path)
-    return require("pi-ide.editors").save(path)
+  -- saveDocument: writes the file's buffer while `path` still leads to
+  -- `real`, the file the host checked; nil without one.
+  save_document = function(path, real)
+    return require("pi-ide.editors").save(path, real)
   end,
   -- MCP get_file_text_by_path: { lines } of the file's loaded buffer, nil
   -- without one.
@@ -83,9 +84,18 @@ M.calls = {
     return require("pi-ide.editors").text(path)
   end,
   -- MCP LSP tools: starts { id, kind, path, line, character, text?, timeout_ms }
-  -- and returns at once; the answer follows as the `lsp_answer` event.
+  -- and returns at once; the answer (hover markdown, or the servers' own
+  -- responses with their encodings) follows as the `lsp_answer` event.
   lsp_request = function(query)
     require("pi-ide.lsp_tools").request(query)
+  end,
+  -- MCP LSP tools: { {buf, path} }, the file buffers with unsaved edits.
+  modified_buffers = function()
+    return require("pi-ide.buffer_lines").modified()
+  end,
+  -- MCP LSP tools: the text of `rows` (0-based) of each { buf, rows }.
+  buffer_lines = function(wanted)
+    return require("pi-ide.buffer_lines").rows(wanted)
   end,
   -- MCP edit tools: starts { id, kind, path, ... } (format, rename,
   -- code_actions, apply_action) and returns at once; the answer (new file
@@ -94,16 +104,23 @@ M.calls = {
     require("pi-ide.edits.lsp").request(query)
   end,
   -- MCP edits: puts an accepted (or unapproved) text into the file's
-  -- buffer, writing it when asked; returns { ok, error?, written }.
+  -- buffer, writing it when asked; returns { ok, error?, written,
+  -- no_buffer? } (no_buffer: the host writes the file itself).
   apply_edit = function(edit)
     return require("pi-ide.edits.apply").apply(edit)
+  end,
+  -- MCP edits: an accepted edit of notice.path was not applied as it was
+  -- (notice.why); notice.kept (lines) goes to a buffer of its own, returned.
+  edit_notice = function(notice)
+    return require("pi-ide.edits.apply").notice(notice)
   end,
   -- pi's context socket is at `path` now (nil: nowhere), or `err` says why not.
   socket = function(path, err)
     host.on_socket(path, err)
   end,
-  -- A socket client asks for a review: { id, root, files } (files relative
-  -- to root, checked); an error makes the host answer "cancelled".
+  -- A socket client asks for a review: { id, root, files, heads } (files
+  -- relative to root, checked; heads: file -> its lines at git HEAD, read
+  -- by the host); an error makes the host answer "cancelled".
   review_open = function(review)
     return require("pi-ide.review").open(review)
   end,
@@ -114,6 +131,16 @@ M.calls = {
   -- A review request was refused (answered "cancelled"): tell the person.
   review_refused = function(message)
     require("pi-ide.review").refused(message)
+  end,
+  -- An agent's request was refused (a path out of the project): tell the
+  -- person why.
+  refused = function(message)
+    require("pi-ide.util").notify(message, vim.log.levels.WARN)
+  end,
+  -- Files of loaded buffers changed on disk (`changed`) or went away
+  -- (`gone`): buffer names, once per quiet period.
+  files_changed = function(changed, gone)
+    require("pi-ide.follow").on_changes(changed, gone)
   end,
 }
 
@@ -143,6 +170,8 @@ M.EVENTS = {
   "review_done", -- {id, status, comments}: the person submitted or cancelled review `id`
   "lsp_answer", -- {id, result?, error?, no_server?, filetype?}: the answer to lsp_request `id`
   "roots_changed", -- the cwd, a language server or its workspace folders changed
+  "watch_files", -- paths: the files of every loaded buffer, to watch on disk
+  "file_written", -- path: Neovim wrote this watched file itself
 }
 
 local known = {}

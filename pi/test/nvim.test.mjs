@@ -111,6 +111,52 @@ test("at start-up the extension only registers /nvim; completions name the subco
 	}
 });
 
+test("started with $PI_IDE_NVIM_URL (by :PiIde agent pi), the extension connects to that Neovim by itself", async () => {
+	const server = await mcpServer({ mode: "json", token: "token-auto", handle: echo });
+	const dir = scratch();
+	const keys = ["PI_CODING_AGENT_DIR", "PI_IDE_LOCK_DIR", "PI_IDE_NVIM_URL"];
+	const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+	process.env.PI_CODING_AGENT_DIR = join(dir, "agent");
+	process.env.PI_IDE_LOCK_DIR = join(dir, "locks");
+	process.env.PI_IDE_NVIM_URL = server.url;
+	try {
+		mkdirSync(join(dir, "agent"));
+		mkdirSync(join(dir, "locks"));
+		const port = Number(new URL(server.url).port);
+		writeLock(join(dir, "locks"), port, { ...lock(process.pid, ["/p"], port), authToken: "token-auto", mcpUrl: server.url });
+		const { default: nvimExtension } = await jiti.import("../nvim.ts");
+		const handlers = {};
+		const registered = [];
+		let active = [];
+		const pi = new Proxy(
+			{},
+			{
+				get: (_, name) => {
+					if (name === "on") return (event, h) => (handlers[event] = h);
+					if (name === "registerTool") return (tool) => registered.push(tool.name);
+					if (name === "getActiveTools") return () => active;
+					if (name === "setActiveTools") return (names) => (active = names);
+					return () => {};
+				},
+			},
+		);
+		nvimExtension(pi);
+		const told = [];
+		const ui = new Proxy({}, { get: (_, name) => (...args) => name === "notify" && told.push(args[0]) });
+		handlers.session_start({ type: "session_start", reason: "startup" }, { ui, hasUI: true, cwd: "/p" });
+		await waitUntil(() => told.some((m) => m.startsWith("Connected to Neovim")), "the connection");
+		assert.ok(server.seen.some((s) => s.msg?.method === "initialize"));
+		assert.deepEqual(registered.sort(), ["nvim_a", "nvim_b"]);
+		assert.deepEqual(active.sort(), ["nvim_a", "nvim_b"]);
+	} finally {
+		server.close();
+		for (const [k, v] of Object.entries(saved)) {
+			if (v === undefined) delete process.env[k];
+			else process.env[k] = v;
+		}
+	}
+});
+
 // ---------------------------------------------------------------------------
 // URLs
 // ---------------------------------------------------------------------------

@@ -295,6 +295,21 @@ test("a cancelled review is reported and nothing is sent to the agent; the conne
 	assert.equal(ideClients.length, 1);
 });
 
+test("a refused review shows Neovim's reason", async () => {
+	const m = mark();
+	const before = modelRequests.length;
+	const client = ideClients[0];
+	const seen = client.lines.length;
+	rpc({ id: "r2b", type: "prompt", message: "/review a.txt" });
+	await waitFor("the refused review request", () => client.lines[seen]);
+	const error = "101 files asked for, and a review takes at most 100: ask for fewer at a time";
+	client.socket.write(`${JSON.stringify({ type: "reviewResult", status: "cancelled", comments: [], error })}\n`);
+	await waitFor("the reason", () =>
+		findEvent(m, uiRequest("notify", (e) => e.message.includes("at most 100") && e.notifyType === "warning")),
+	);
+	assert.equal(modelRequests.length, before, "a refused review reaches no model");
+});
+
 test("approval without comments is reported and nothing is sent to the agent", async () => {
 	const m = mark();
 	const before = modelRequests.length;

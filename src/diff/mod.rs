@@ -6,11 +6,13 @@
 //! * [`hunks`]   – line diffs of large files, computed here.
 //! * [`words`]   – the words that differ inside changed lines.
 //! * [`live`]    – the sides of open large diffs, re-diffed after edits.
+//! * [`rebase`]  – an accepted edit carried over onto a file that changed.
 
 pub mod hunks;
 pub mod live;
 pub mod pending;
 pub mod prepare;
+pub mod rebase;
 pub mod text;
 pub mod words;
 

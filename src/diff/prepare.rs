@@ -34,6 +34,10 @@ pub struct DiffView {
     pub original_path: String,
     /// `pi`, `claude` or `mcp`, for the winbar.
     pub client: &'static str,
+    /// The connection that asked (none for MCP), so Lua can tell which
+    /// agent terminal it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<u64>,
     #[serde(flatten)]
     pub sides: Prepared,
     /// Set for edits the host applies itself once accepted (MCP tools).

@@ -43,6 +43,13 @@ pub fn review_result(status: ReviewStatus, comments: &[ReviewComment]) -> String
     json!({"type": "reviewResult", "status": status, "comments": comments}).to_string()
 }
 
+/// `reviewResult` for a request that was refused: `cancelled`, and `error`
+/// says why (a field newer clients show; others see a cancel).
+pub fn review_refused(why: &str) -> String {
+    json!({"type": "reviewResult", "status": ReviewStatus::Cancelled, "comments": [], "error": why})
+        .to_string()
+}
+
 /// What one incoming line asks for.
 #[derive(Debug, PartialEq)]
 pub enum Incoming {

@@ -9,8 +9,10 @@
 //!   file), pushed to every client only when it changed.
 //! * [`review`]   – checking a review request, one review at a time, the
 //!   result to the client that asked, exactly once.
+//! * [`git_head`] – each reviewed file at git HEAD, read off the UI thread.
 
 pub mod context;
+pub mod git_head;
 pub mod messages;
 pub mod review;
 

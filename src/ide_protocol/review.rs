@@ -1,20 +1,34 @@
 //! Review sessions a client asks for with `{files}`: the files are checked
-//! (relative, inside the project root, existing regular files) before the
-//! review UI sees them; one review at a time; the result goes to the client
-//! that asked, exactly once, as `reviewResult`.
+//! Review sessions a client asks for with `{files}`: the files are checked
+//! (a root that is a project, never `/` or the home directory; at most
+//! [`MAX_FILES`], relative, inside the project root, existing regular
+//! files) and their HEAD versions read before the review UI sees them; one
+//! review at a time; the result goes to the client that asked, exactly
+//! once, as `reviewResult`. A refusal is a `cancelled` result whose `error`
+//! says why.
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use super::messages;
+use super::{git_head, messages};
 use crate::client::ClientId;
+use crate::confine::ProjectRoot;
 use crate::nvim::seam::{LuaCall, Review, ReviewDone, ReviewStatus};
 use crate::state::State;
+
+/// At most this many files per review: Neovim loads each into a buffer.
+pub const MAX_FILES: usize = 100;
 
 /// `files` (or why the request was malformed) from `client`.
 pub async fn request(state: &Arc<State>, client: ClientId, files: Result<Vec<String>, String>) {
     let root = state.root.borrow().clone();
-    let files = match files.and_then(|files| check(&root, &files)) {
+    let project = ProjectRoot::confirm(&root.to_string_lossy())
+        .map_err(|not| format!("Neovim's project root {not}"));
+    let files = match project.and_then(|_| {
+        files
+            .and_then(capped)
+            .and_then(|files| check(&root, &files))
+    }) {
         Ok(files) => files,
         Err(why) => return refuse(state, client, format!("review refused: {why}")),
     };
@@ -22,10 +36,16 @@ pub async fn request(state: &Arc<State>, client: ClientId, files: Result<Vec<Str
         let why = "review refused: a review is already open; submit or cancel it first";
         return refuse(state, client, why.into());
     };
+    let heads = git_head::heads(&root, &files).await;
+    if !state.reviews.is_open(id) {
+        tracing::info!("review {id}: its client left while git ran");
+        return;
+    }
     let review = Review {
         id,
         root: root.to_string_lossy().into_owned(),
         files,
+        heads,
     };
     tracing::info!("review {id} for client {}: {:?}", client.0, review.files);
     if let Err(error) = state.editor.call(LuaCall::ReviewOpen(review)).await
@@ -65,11 +85,23 @@ fn cancelled(state: &State, client: ClientId) {
     state.clients.send(client, result);
 }
 
-/// Answers `cancelled` at once and tells the person why.
+/// Answers `cancelled` with the reason at once and tells the person why.
 fn refuse(state: &State, client: ClientId, message: String) {
     tracing::info!("client {}: {message}", client.0);
-    cancelled(state, client);
+    state
+        .clients
+        .send(client, messages::review_refused(&message));
     state.editor.push(LuaCall::ReviewRefused { message });
+}
+
+/// `files` unless there are more than [`MAX_FILES`].
+fn capped(files: Vec<String>) -> Result<Vec<String>, String> {
+    match files.len() {
+        n if n > MAX_FILES => Err(format!(
+            "{n} files asked for, and a review takes at most {MAX_FILES}: ask for fewer at a time"
+        )),
+        _ => Ok(files),
+    }
 }
 
 /// The requested files, normalized (`./a/../b` → `b`) and without
@@ -129,6 +161,14 @@ fn normalize(file: &str) -> Result<PathBuf, String> {
 mod tests {
     use super::*;
     use crate::scratch::Scratch;
+
+    #[test]
+    fn a_review_of_too_many_files_is_refused_naming_the_cap() {
+        let many: Vec<String> = (0..=MAX_FILES).map(|i| format!("f{i}")).collect();
+        let why = capped(many.clone()).unwrap_err();
+        assert!(why.contains(&format!("at most {MAX_FILES}")), "{why}");
+        assert_eq!(capped(many[..MAX_FILES].to_vec()).unwrap().len(), MAX_FILES);
+    }
 
     #[test]
     fn only_existing_files_inside_the_root_pass() {

@@ -134,7 +134,8 @@ enum Truncate {
 
 pub async fn file_text(state: &State, project: &Project, args: Value) -> Answer {
     let args: TextArgs = arguments("get_file_text_by_path", args)?;
-    let path = project.resolve(&args.path_in_project)?;
+    let file = project.confine(&args.path_in_project)?;
+    let path = file.path.clone();
     let buffer = state
         .editor
         .query::<BufferText>(LuaCall::BufferText { path: path.clone() })
@@ -143,9 +144,12 @@ pub async fn file_text(state: &State, project: &Project, args: Value) -> Answer 
     let (lines, from_buffer, disk_changed) = match buffer {
         Some(buffer) => (buffer.lines, true, buffer.disk_changed),
         None => {
-            let text = tokio::fs::read_to_string(&path)
+            let bytes = file
+                .read()
                 .await
                 .map_err(|e| Failure(format!("cannot read {}: {e}", args.path_in_project)))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Failure(format!("{} is not UTF-8 text", args.path_in_project)))?;
             (text.lines().map(str::to_owned).collect(), false, false)
         }
     };

@@ -1,16 +1,18 @@
 //! `get_symbol_info`, `find_definition`, `find_references {filePath, line,
 //! column}` and `get_document_symbols {filePath}`, answered by Neovim's
 //! language servers: Lua makes the request without blocking Neovim and
-//! answers with 0-based positions (UTF-16 columns), made 1-based here.
-//! Without a language server, document symbols come from the host's
-//! tree-sitter outline.
+//! passes the servers' answers on; here their positions become 1-based
+//! UTF-16 ones, with each line's text (see [`super::line_text`]). Without a
+//! language server, document symbols come from the host's tree-sitter
+//! outline.
 
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Failure, Project, ProjectTool, arguments};
+use super::lsp_answers::{self, Position, utf16_column};
+use super::{Answer, Failure, Project, ProjectTool, arguments, line_text};
 use crate::nvim::seam::{BufferText, LspAnswer, LspQuery, LuaCall};
 use crate::outline::definitions::entries;
 use crate::outline::document::Document;
@@ -168,31 +170,46 @@ pub async fn symbol_info(state: &State, project: &Project, args: Value) -> Answe
 
 pub async fn definition(state: &State, project: &Project, args: Value) -> Answer {
     let (_, found) = at_position(state, project, "find_definition", "definition", args).await?;
-    Ok(locations(project, &found))
+    locations(state, project, &found).await
 }
 
 pub async fn references(state: &State, project: &Project, args: Value) -> Answer {
     let (_, found) = at_position(state, project, "find_references", "references", args).await?;
-    Ok(locations(project, &found))
+    locations(state, project, &found).await
 }
 
-/// Lua's 0-based locations as 1-based ones relative to the root.
-fn locations(project: &Project, found: &Value) -> (String, Value) {
-    let list: Vec<Value> = found
-        .get("locations")
-        .and_then(Value::as_array)
+/// A position as the tools give it: 0-based line, UTF-16 column, both
+/// from `texts`.
+fn utf16(position: &Position, texts: &line_text::LineTexts) -> u64 {
+    let text = texts.get(&position.path, position.line);
+    utf16_column(text, position.character, position.encoding)
+}
+
+/// The servers' locations, each once, in order, as 1-based ones relative
+/// to the root with their line's text.
+async fn locations(state: &State, project: &Project, found: &Value) -> Answer {
+    let mut found = lsp_answers::locations(found);
+    let cut = line_text::keep_files(&mut found, |p| &p.path);
+    let wanted = line_text::rows(found.iter().map(|p| (p.path.as_str(), p.line)));
+    let texts = line_text::read(state, wanted).await?;
+    let mut sorted: Vec<(&str, u64, u64)> = found
+        .iter()
+        .map(|p| (p.path.as_str(), p.line, utf16(p, &texts)))
+        .collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let list: Vec<Value> = sorted
         .into_iter()
-        .flatten()
-        .map(|l| {
+        .map(|(path, line, column)| {
             json!({
-                "filePath": project.relative(l["path"].as_str().unwrap_or_default()),
-                "line": l["line"].as_u64().unwrap_or(0) + 1,
-                "column": l["character"].as_u64().unwrap_or(0) + 1,
-                "lineText": l["text"].as_str().unwrap_or_default(),
+                "filePath": project.relative(path),
+                "line": line + 1,
+                "column": column + 1,
+                "lineText": texts.get(path, line),
             })
         })
         .collect();
-    let text = if list.is_empty() {
+    let mut text = if list.is_empty() {
         "no locations found".to_owned()
     } else {
         list.iter()
@@ -208,7 +225,13 @@ fn locations(project: &Project, found: &Value) -> (String, Value) {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    (text, json!({"locations": list}))
+    if cut {
+        text.push_str(&format!(
+            "\n(cut to the locations in the first {} files)",
+            line_text::MAX_FILES
+        ));
+    }
+    Ok((text, json!({"locations": list, "limitReached": cut})))
 }
 
 pub async fn document_symbols(state: &State, project: &Project, args: Value) -> Answer {
@@ -222,18 +245,18 @@ pub async fn document_symbols(state: &State, project: &Project, args: Value) -> 
             .await
             .ok_or_else(|| Failure(format!("no language server for {relative}")))?
     } else {
-        result(answer, project, &path)?
-            .get("symbols")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+        let found = lsp_answers::document_symbols(&result(answer, project, &path)?, &path);
+        let wanted = line_text::rows(found.iter().map(|s| (path.as_str(), s.at.line)));
+        let texts = line_text::read(state, wanted).await?;
+        found
+            .iter()
             .map(|s| {
                 json!({
-                    "name": s["name"],
-                    "kind": s["kind"],
+                    "name": s.name,
+                    "kind": s.kind,
                     "filePath": relative,
-                    "line": s["line"].as_u64().unwrap_or(0) + 1,
-                    "column": s["character"].as_u64().unwrap_or(0) + 1,
+                    "line": s.at.line + 1,
+                    "column": utf16(&s.at, &texts) + 1,
                 })
             })
             .collect()
@@ -244,6 +267,32 @@ pub async fn document_symbols(state: &State, project: &Project, args: Value) -> 
         symbol_lines(&symbols, false)
     };
     Ok((text, json!({"filePath": relative, "symbols": symbols})))
+}
+
+/// `symbols` as `{name, kind, filePath, line, column}` (1-based, UTF-16,
+/// relative to the root), with the text of their lines read to convert
+/// columns; true when the list was cut to [`line_text::MAX_FILES`] files.
+pub(super) async fn located_symbols(
+    state: &State,
+    project: &Project,
+    mut symbols: Vec<lsp_answers::Symbol>,
+) -> Result<(Vec<Value>, bool), Failure> {
+    let cut = line_text::keep_files(&mut symbols, |s| &s.at.path);
+    let wanted = line_text::rows(symbols.iter().map(|s| (s.at.path.as_str(), s.at.line)));
+    let texts = line_text::read(state, wanted).await?;
+    let list = symbols
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "kind": s.kind,
+                "filePath": project.relative(&s.at.path),
+                "line": s.at.line + 1,
+                "column": utf16(&s.at, &texts) + 1,
+            })
+        })
+        .collect();
+    Ok((list, cut))
 }
 
 /// One `[path:]line:column kind name` line per symbol, as JSON

@@ -131,8 +131,9 @@ fn limit(count: Option<usize>) -> usize {
 }
 
 /// A walker over `dir`: `.gitignore` (also without a git repository) and
-/// hidden files honoured unless `everything`; `.git` never; links not
-/// followed, so it stays inside the root.
+/// hidden files honoured unless `everything`; `.git` and git worktrees
+/// nested in `dir` (other checkouts) never; links not followed, so it
+/// stays inside the root.
 fn walker(dir: &Path, everything: bool, max_depth: Option<usize>) -> ignore::Walk {
     let mut builder = WalkBuilder::new(dir);
     builder
@@ -141,8 +142,14 @@ fn walker(dir: &Path, everything: bool, max_depth: Option<usize>) -> ignore::Wal
         .follow_links(false)
         .max_depth(max_depth)
         .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|entry| entry.file_name() != ".git");
+        .filter_entry(|entry| entry.file_name() != ".git" && !nested_worktree(entry));
     builder.build()
+}
+
+fn nested_worktree(entry: &ignore::DirEntry) -> bool {
+    entry.depth() > 0
+        && entry.file_type().is_some_and(|t| t.is_dir())
+        && crate::confine::worktree::is_linked_worktree(entry.path())
 }
 
 /// The directory `given` (default the root), inside the root.

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Failure, Project, ProjectTool, arguments, lsp};
+use super::{Answer, Failure, Project, ProjectTool, arguments, lsp, lsp_answers};
 use crate::nvim::seam::{LspQuery, LuaCall, OpenEditor};
 use crate::state::State;
 
@@ -47,22 +47,8 @@ pub async fn search(state: &State, project: &Project, args: Value) -> Answer {
     } else if let Some(error) = answer.error {
         return Err(Failure(error));
     } else {
-        let found = answer.result.unwrap_or_default();
-        let symbols = found["symbols"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| {
-                let path = s["path"].as_str().unwrap_or_default();
-                json!({
-                    "name": s["name"],
-                    "kind": s["kind"],
-                    "filePath": project.relative(path),
-                    "line": s["line"].as_u64().unwrap_or(0) + 1,
-                    "column": s["character"].as_u64().unwrap_or(0) + 1,
-                })
-            })
-            .collect();
+        let found = lsp_answers::workspace_symbols(&answer.result.unwrap_or_default());
+        let (symbols, _) = lsp::located_symbols(state, project, found).await?;
         (symbols, "lsp")
     };
     // Relative paths are the project's; a stable sort keeps the servers'

@@ -16,6 +16,7 @@ pub mod rediff;
 pub mod reviews;
 pub mod roots;
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -84,6 +85,28 @@ impl State {
     pub fn client_named(&self, client: ClientId, name: String) {
         self.clients.set_name(client, name);
         self.push_client(ClientEvent::Initialized, client);
+    }
+
+    /// Finds which local process a client is, off the event loop (pi says
+    /// nothing about itself), unless it told us first.
+    pub fn find_client_pid(
+        self: &Arc<Self>,
+        client: ClientId,
+        peer: SocketAddr,
+        local: SocketAddr,
+    ) {
+        let state = self.clone();
+        tokio::spawn(async move {
+            let found = tokio::task::spawn_blocking(move || crate::peer::pid_of(peer, local)).await;
+            if let Ok(Some(pid)) = found
+                && state
+                    .clients
+                    .entry(client)
+                    .is_some_and(|entry| entry.pid.is_none())
+            {
+                state.client_pid(client, pid);
+            }
+        });
     }
 
     /// Claude said which process it is (`ide_connected {pid}`).
@@ -159,6 +182,7 @@ impl State {
             path: target.path,
             original_path: target.original_path,
             client: self.owner(client),
+            client_id: (client != ClientId::MCP).then_some(client.0),
             sides,
             edit: target.edit,
         };

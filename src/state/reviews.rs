@@ -43,6 +43,13 @@ impl Reviews {
         }
     }
 
+    /// Whether review `id` is still open (not answered, its client still here).
+    pub fn is_open(&self, id: u64) -> bool {
+        crate::mutex::lock(&self.inner)
+            .open
+            .is_some_and(|(open, _)| open == id)
+    }
+
     /// Ends the review `client` asked for, if any; its id.
     pub fn take_client(&self, client: ClientId) -> Option<u64> {
         let mut inner = crate::mutex::lock(&self.inner);
@@ -69,10 +76,12 @@ mod tests {
     fn one_review_at_a_time_ended_once() {
         let reviews = Reviews::default();
         let id = reviews.begin(ClientId(1)).unwrap();
+        assert!(reviews.is_open(id));
         assert_eq!(reviews.begin(ClientId(2)), None, "one is open");
         assert_eq!(reviews.take_client(ClientId(2)), None, "not theirs");
         assert_eq!(reviews.finish(id + 1), None, "another id");
         assert_eq!(reviews.finish(id), Some(ClientId(1)));
+        assert!(!reviews.is_open(id));
         assert_eq!(reviews.finish(id), None, "answered once");
         let next = reviews.begin(ClientId(2)).unwrap();
         assert_ne!(next, id);

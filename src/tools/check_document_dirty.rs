@@ -3,9 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::{
-    FilePathArgs, ToolError, ToolSpec, arguments, file_path_schema, json_text, paths, workspace,
-};
+use super::{FilePathArgs, ToolError, ToolSpec, arguments, file_path_schema, json_text, workspace};
+use crate::confine::links;
 use crate::nvim::seam::{DocumentState, LuaCall};
 use crate::state::State;
 
@@ -26,7 +25,7 @@ pub async fn run(state: &State, args: Args) -> Value {
         json_text(json!({"success": false, "filePath": path, "message": message}))
     };
     let path = match workspace(state).await {
-        Ok(root) => paths::resolve(&root, &args.file_path),
+        Ok(root) => links::absolute(root.given(), &args.file_path),
         Err(error) => return fail(&args.file_path, error),
     };
     let call = LuaCall::DocumentState { path: path.clone() };

@@ -1,5 +1,6 @@
 //! `getWorkspaceFolders {}`: Neovim's global cwd, the folder the lockfile
-//! announces.
+//! announces; none (and why) when it is no project (`/`, the home
+//! directory or above).
 
 use serde_json::{Value, json};
 
@@ -16,6 +17,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 pub async fn run(state: &State) -> Value {
     match workspace(state).await {
         Ok(root) => {
+            let root = root.given().to_owned();
             let name = std::path::Path::new(&root)
                 .file_name()
                 .map_or_else(|| root.clone(), |n| n.to_string_lossy().into_owned());

@@ -5,6 +5,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::client::ClientId;
+use crate::confine::{self, Confined, ProjectRoot, links};
 use crate::jsonrpc;
 use crate::nvim::seam::LuaCall;
 use crate::state::State;
@@ -19,7 +20,6 @@ mod get_open_editors;
 mod get_workspace_folders;
 mod open_diff;
 mod open_file;
-pub mod paths;
 mod save_document;
 
 /// What `tools/list` says about a tool.
@@ -170,13 +170,24 @@ pub fn json_text(value: Value) -> Value {
     text_content(&[value.to_string()])
 }
 
-/// Neovim's global cwd: the workspace folder agents' paths are confined to.
-pub async fn workspace(state: &State) -> Result<String, String> {
+/// Neovim's global cwd, confirmed as a project: the workspace folder
+/// agents' paths are confined to.
+pub async fn workspace(state: &State) -> Result<ProjectRoot, String> {
     match state.editor.query::<String>(LuaCall::Workspace).await {
-        Ok(Some(root)) if !root.is_empty() => Ok(root),
+        Ok(Some(cwd)) if !cwd.is_empty() => {
+            ProjectRoot::confirm(&cwd).map_err(|not| format!("Neovim's current directory {not}"))
+        }
         Ok(_) => Err("Neovim has no current directory".into()),
         Err(error) => Err(format!("cannot read Neovim's current directory: {error}")),
     }
+}
+
+/// `given` (absolute, or relative to the workspace folder) if it leads
+/// into the workspace folder, else why not.
+pub fn confine(root: &ProjectRoot, given: &str) -> Result<Confined, String> {
+    let path = links::absolute(root.given(), given);
+    confine::confine(std::slice::from_ref(root), &path, false)
+        .map_err(|escape| escape.explain(&path, &format!("the workspace folder {}", root.given())))
 }
 
 /// The VS Code language id for a Neovim filetype (mostly the same name).

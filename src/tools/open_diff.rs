@@ -1,15 +1,17 @@
 //! `openDiff`: shows the agent's proposal next to the file on disk and waits
 //! for the person. Never answers with a JSON-RPC error — pi would run the edit
 //! unapproved — and never writes the file: the agent writes it after
-//! `FILE_SAVED`.
+//! `FILE_SAVED`. A path that leads out of the workspace folder (or a
+//! workspace that is no project) is `DIFF_REJECTED`, and the person told.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolSpec, text_content};
+use super::{ToolSpec, confine, text_content, workspace};
 use crate::client::ClientId;
 use crate::diff::pending::DiffOutcome;
 use crate::diff::prepare::prepare;
+use crate::nvim::seam::LuaCall;
 use crate::state::{DiffTarget, State};
 
 pub const SPEC: ToolSpec = ToolSpec {
@@ -66,6 +68,13 @@ pub async fn run(state: &State, client: ClientId, request: Request) -> Value {
         Ok(args) => args,
         Err(reason) => return reply(&request.tab_name, DiffOutcome::rejected(reason)),
     };
+    if let Err(why) = confined(state, &old_file_path, &new_file_path).await {
+        state.editor.push(LuaCall::Refused {
+            message: format!("the agent's diff {tab_name} was refused: {why}"),
+        });
+        tracing::info!("openDiff {tab_name} refused: {why}");
+        return reply(&tab_name, DiffOutcome::rejected(why));
+    }
     let prepared = prepare(&old_file_path, &new_file_path, &new_file_contents).await;
     let large = new_file_contents.len() > crate::memory::LARGE_TEXT_BYTES;
     // Megabytes of text need not wait with the person.
@@ -92,6 +101,16 @@ pub async fn run(state: &State, client: ClientId, request: Request) -> Value {
         crate::memory::release_soon();
     }
     reply(&tab_name, outcome)
+}
+
+/// Whether both paths lead into the workspace folder.
+async fn confined(state: &State, old: &str, new: &str) -> Result<(), String> {
+    let root = workspace(state).await?;
+    confine(&root, old)?;
+    if new != old {
+        confine(&root, new)?;
+    }
+    Ok(())
 }
 
 /// `FILE_SAVED` + final text, or `DIFF_REJECTED` + tab name (+ why, if known).

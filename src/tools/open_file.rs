@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{
-    ToolError, ToolSpec, arguments, json_text, language_id, paths, text_content, workspace,
+    ToolError, ToolSpec, arguments, confine, json_text, language_id, text_content, workspace,
 };
 use crate::nvim::seam::{LuaCall, OpenFile, OpenedFile};
 use crate::state::State;
@@ -60,13 +60,10 @@ pub async fn run(state: &State, args: Args) -> Value {
         Ok(root) => root,
         Err(error) => return fail(&args.file_path, error),
     };
-    let path = paths::resolve(&root, &args.file_path);
-    if !paths::inside(&root, &path) {
-        return fail(
-            &path,
-            format!("{path} is outside the workspace folder {root}: not opened"),
-        );
-    }
+    let path = match confine(&root, &args.file_path) {
+        Ok(confined) => confined.path,
+        Err(why) => return fail(&args.file_path, format!("{why}: not opened")),
+    };
     match tokio::fs::metadata(&path).await {
         Ok(meta) if meta.is_file() => {}
         Ok(_) => return fail(&path, format!("{path} is not a file")),

@@ -1,11 +1,12 @@
 //! `saveDocument {filePath}`: writes a workspace file's buffer with `:write`,
 //! never a pi-ide diff buffer, never with a prompt (a file changed on disk
-//! since Neovim read it is refused, not overwritten).
+//! since Neovim read it is refused, not overwritten), and never where a
+//! link swapped in since the path was checked would lead.
 
 use serde_json::{Value, json};
 
 use super::{
-    FilePathArgs, ToolError, ToolSpec, arguments, file_path_schema, json_text, paths, workspace,
+    FilePathArgs, ToolError, ToolSpec, arguments, confine, file_path_schema, json_text, workspace,
 };
 use crate::nvim::seam::{LuaCall, SaveOutcome};
 use crate::state::State;
@@ -30,12 +31,15 @@ pub async fn run(state: &State, args: Args) -> Value {
         Ok(root) => root,
         Err(error) => return answer(&args.file_path, false, false, error),
     };
-    let path = paths::resolve(&root, &args.file_path);
-    if !paths::inside(&root, &path) {
-        let message = format!("{path} is outside the workspace folder {root}: not saved");
-        return answer(&path, false, false, message);
-    }
-    let call = LuaCall::SaveDocument { path: path.clone() };
+    let confined = match confine(&root, &args.file_path) {
+        Ok(confined) => confined,
+        Err(why) => return answer(&args.file_path, false, false, format!("{why}: not saved")),
+    };
+    let path = confined.path.clone();
+    let call = LuaCall::SaveDocument {
+        path: confined.path,
+        real: confined.real.to_string_lossy().into_owned(),
+    };
     match state.editor.query::<SaveOutcome>(call).await {
         Ok(Some(outcome)) => answer(&path, outcome.ok, outcome.saved, outcome.message),
         Ok(None) => answer(&path, false, false, format!("Document not open: {path}")),

@@ -32,9 +32,13 @@ pub async fn run(
     state: Arc<State>,
     mut shutdown: watch::Receiver<bool>,
 ) {
+    let addresses = (ws.get_ref().peer_addr(), ws.get_ref().local_addr());
     let (mut sink, mut stream) = ws.split();
     let (outbox, mut replies) = outbox();
     let client = state.client_connected(kind, outbox);
+    if let (Ok(peer), Ok(local)) = addresses {
+        state.find_client_pid(client, peer, local);
+    }
     // Each request task holds a clone; the receiver closes when the last ends.
     let (in_flight, mut all_done) = mpsc::channel::<()>(1);
     tracing::info!("client {} connected ({})", client.0, kind.as_str());

@@ -12,7 +12,7 @@ const RUNS: usize = 7;
 /// Records the longest wait of a `vim.schedule` callback posted every
 /// millisecond: the main loop's longest freeze (uv timers keep firing
 /// inside long C work such as `:diffthis`, scheduled callbacks do not).
-const STALL_PROBE: &str = "
+pub const STALL_PROBE: &str = "
   _G.stall = { max = 0 }
   local uv = vim.uv
   _G.stall_timer = _G.stall_timer or uv.new_timer()

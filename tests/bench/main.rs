@@ -2,16 +2,18 @@
 //! per figure, `name: value unit`, each the median of repeated runs.
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
-//! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `mcp_tools`) to
-//! run one group.
+//! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `mcp_tools`,
+//! `lsp_references`, `watch`, `statusline`) to run one group.
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
 
 mod diagnostics;
 mod editor;
+mod follow;
 mod mcp_client;
 mod mcp_tools;
+mod references;
 mod stamped;
 mod suggestions;
 
@@ -58,5 +60,14 @@ async fn main() {
     }
     if runs("mcp_tools") {
         mcp_tools::run().await;
+    }
+    if runs("lsp_references") {
+        references::run().await;
+    }
+    if runs("watch") {
+        follow::watch().await;
+    }
+    if runs("statusline") {
+        follow::statusline().await;
     }
 }

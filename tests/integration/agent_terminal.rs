@@ -185,11 +185,11 @@ async fn toggling_hides_and_shows_the_same_terminal_and_process() {
         first["job"]
     );
 
-    // pi while claude runs: told, and no second process.
+    // pi beside it, not installed here: told, and claude is still the one.
     session.exec("require('pi-ide.agent').show('pi')").await;
     let told = session.notifications().await;
     assert!(
-        told.iter().any(|m| m.contains("claude already runs")),
+        told.iter().any(|m| m.contains("`pi` is not executable")),
         "{told:?}"
     );
     assert_eq!(agent_status(&session).await["name"], "claude");

@@ -361,11 +361,8 @@ async fn bad_lines_and_probes_break_nothing() {
     megabyte.extend(b"\"}\n");
     first.send(&megabyte).await;
     first.send(b"{\"files\":[\"missing.txt\"]}\n").await;
-    assert_eq!(
-        first.next().await,
-        json!({"type": "reviewResult", "status": "cancelled", "comments": []}),
-        "the connection still reads after the bad lines"
-    );
+    // The connection still reads after the bad lines.
+    assert_refused(&first.next().await, "missing.txt does not exist");
     let file = session.write_file("both.txt", "a\nb\n");
     edit(&session, &file).await;
     for client in [&mut first, &mut second] {
@@ -416,6 +413,17 @@ async fn review_calls(session: &Session, n: usize) -> Vec<Value> {
 
 const CANCELLED: &str = r#"{"type":"reviewResult","status":"cancelled","comments":[]}"#;
 
+/// A refusal: cancelled, with `error` saying `why`.
+fn assert_refused(message: &Value, why: &str) {
+    assert_eq!(
+        (&message["type"], &message["status"], &message["comments"]),
+        (&json!("reviewResult"), &json!("cancelled"), &json!([])),
+        "{message}"
+    );
+    let error = message["error"].as_str().unwrap_or_default();
+    assert!(error.contains(why), "{why} in {message}");
+}
+
 #[tokio::test]
 async fn review_requests_are_checked_one_at_a_time_and_answered_once() {
     let session = Session::start().await;
@@ -440,7 +448,7 @@ async fn review_requests_are_checked_one_at_a_time_and_answered_once() {
         ),
     ] {
         asking.send(format!("{request}\n").as_bytes()).await;
-        assert_eq!(asking.next().await, cancelled, "{request}");
+        assert_refused(&asking.next().await, why);
         let notified = eventually("the reason in Neovim", || async {
             let list = session.notifications().await;
             list.into_iter().find(|message| message.contains(why))
@@ -463,7 +471,7 @@ async fn review_requests_are_checked_one_at_a_time_and_answered_once() {
     let id = open[1]["id"].as_u64().unwrap();
 
     other.send(b"{\"files\":[\"a.txt\"]}\n").await;
-    assert_eq!(other.next().await, cancelled, "a second review is refused");
+    assert_refused(&other.next().await, "already open");
     let calls = review_calls(&session, 5).await;
     assert_eq!(calls[4][0], "refused");
     assert!(
@@ -537,10 +545,7 @@ async fn a_review_ends_with_its_client_or_its_ui() {
     stub_review_ui(&session, true).await;
     let (mut next, _) = Client::greeted(&path).await;
     next.send(b"{\"files\":[\"a.txt\"]}\n").await;
-    assert_eq!(
-        next.next().await,
-        serde_json::from_str::<Value>(CANCELLED).unwrap()
-    );
+    assert_refused(&next.next().await, "no tab for you");
     let calls = review_calls(&session, 2).await;
     assert_eq!(calls[0][0], "open");
     assert_eq!(calls[1][0], "refused");

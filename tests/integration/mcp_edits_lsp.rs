@@ -94,11 +94,12 @@ async fn a_rename_across_files_shows_every_file_and_accept_all_applies_them() {
 #[tokio::test]
 async fn a_rename_sees_files_changed_on_disk_behind_buffers_no_window_shows() {
     let (session, endpoint) = with_pyright().await;
-    // Both files loaded by a tool, shown nowhere; then an agent's own tool
-    // writes main.py on disk.
+    // main.py opened by the person and left hidden, lib.py asked about by a
+    // tool; then an agent's own tool writes main.py on disk.
+    session.exec("vim.cmd.edit('main.py') vim.cmd.enew()").await;
     let problems =
         |file: &str| json!({"name": "get_file_problems", "arguments": {"filePath": file}});
-    call_now(&endpoint, json!([problems("lib.py"), problems("main.py")])).await;
+    call_now(&endpoint, json!([problems("lib.py")])).await;
     write_elsewhere(
         &session,
         "main.py",

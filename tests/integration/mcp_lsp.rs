@@ -140,15 +140,14 @@ async fn the_lsp_tools_answer_from_clangd_in_utf16_columns() {
                 && p["description"].as_str().unwrap().contains("unused")),
         "warnings too: {all:?}"
     );
+    // broken.c was let go of once answered: its diagnostics went with it.
     let project = structured(&calls[6])["problems"]
         .as_array()
         .unwrap()
         .clone();
     assert!(
-        project.iter().any(|p| p["filePath"] == "broken.c"
-            && p["line"] == 1
-            && p["column"].as_u64() == Some(error_column)),
-        "{project:?}"
+        !project.iter().any(|p| p["filePath"] == "broken.c"),
+        "only files Neovim holds: {project:?}"
     );
     assert_eq!(calls[7]["isError"], true, "{}", calls[7]);
     assert!(
@@ -163,15 +162,14 @@ async fn the_lsp_tools_answer_from_clangd_in_utf16_columns() {
 
     let shown = session
         .lua(
-            "local broken = vim.fn.bufnr('broken.c')
-             return { #vim.api.nvim_list_wins(), vim.api.nvim_buf_get_name(0),
-               vim.api.nvim_buf_is_loaded(broken), vim.bo[broken].buflisted, vim.fn.bufnr('missing.c') }",
+            "return { #vim.api.nvim_list_wins(), vim.api.nvim_buf_get_name(0),
+               vim.fn.bufnr('broken.c'), vim.fn.bufnr('missing.c') }",
         )
         .await;
     assert_eq!(
         shown,
-        json!([1, "", true, false, -1]),
-        "loaded, not shown, not listed"
+        json!([1, "", -1, -1]),
+        "nothing shown, and the files the tools loaded are gone"
     );
 
     // clangd indexes the opened files (main.c, util.c) in the background:
@@ -242,13 +240,9 @@ async fn without_a_language_server_symbols_come_from_tree_sitter() {
         {"name": "search_symbol", "arguments": {"q": "alpha", "limit": 1}},
         {"name": "get_file_problems", "arguments": {"filePath": "lib.rs"}},
     ]);
-    let started = std::time::Instant::now();
+    // A buffer without a server is not waited for: the answer says so
+    // (below) instead of naming servers that stayed silent.
     let report = sdk_client(&url, &token, calls);
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(2),
-        "a loaded buffer without a server is not waited for: {:?}",
-        started.elapsed()
-    );
     let calls = report["calls"].as_array().unwrap();
 
     let symbols = structured(&calls[0])["symbols"].as_array().unwrap().clone();
@@ -289,6 +283,10 @@ async fn without_a_language_server_symbols_come_from_tree_sitter() {
             .as_str()
             .unwrap()
             .contains("no language server is attached"),
+        "{problems}"
+    );
+    assert!(
+        structured(problems).get("serversNotReported").is_none(),
         "{problems}"
     );
 }

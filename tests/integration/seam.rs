@@ -73,14 +73,18 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["open_file", {"path": path, "select_to_end_of_line": false, "frontmost": false}]),
         json!(["open_editors"]),
         json!(["document_state", path]),
-        json!(["save_document", path]),
+        json!(["save_document", path, path]),
         json!(["buffer_text", path]),
         json!(["buffer_text", "/nowhere/not-loaded.txt"]),
         json!(["lsp_request", {"id": 1, "kind": "hover", "path": path, "line": 0, "character": 1, "timeout_ms": 200}]),
+        json!(["modified_buffers"]),
+        json!(["buffer_lines", [{"buf": 1, "rows": [0, 3]}, {"buf": 9999, "rows": [0]}]]),
         json!(["lsp_edit", {"id": 2, "kind": "format", "path": path, "timeout_ms": 200}]),
         json!(["lsp_edit", {"id": 3, "kind": "apply_action", "path": "", "action_id": "9", "timeout_ms": 200}]),
-        json!(["apply_edit", {"path": path, "lines": ["two"], "eol": true, "crlf": false,
+        json!(["apply_edit", {"path": path, "real": path, "lines": ["two"], "eol": true, "crlf": false,
             "expected": {"lines": ["one"], "eol": true, "crlf": false, "exists": true}, "write": false}]),
+        json!(["edit_notice", {"path": path, "why": "changed while you reviewed the edit", "kept": lines}]),
+        json!(["edit_notice", {"path": path, "why": "changed: it is shown again"}]),
         json!(["socket", "/w/.pi/ide/nvim.sock", null]),
         json!([
             "socket",
@@ -94,6 +98,12 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
             "the agent that asked for it disconnected"
         ]),
         json!(["review_refused", "review refused: /etc/passwd is absolute"]),
+        json!(["refused", "the agent's diff t was refused: outside"]),
+        json!([
+            "files_changed",
+            [path, "/nowhere/not-loaded.txt"],
+            ["/nowhere/gone.txt"]
+        ]),
         json!(["client", "disconnected", {"id": 1, "kind": "pi", "name": "pi"}]),
     ];
     let mut called = vec![];

@@ -393,3 +393,184 @@ async fn ghost_text_hides_behind_the_completion_menu_and_the_statusline_shows_re
     })
     .await;
 }
+
+/// A stand-in for blink.cmp as other plugins see it: `is_menu_visible()`
+/// on the loaded module, a floating menu, and its User events.
+const BLINK_STUB: &str = "
+    package.loaded['blink.cmp'] = { is_menu_visible = function() return _G.blink_win ~= nil end }
+    _G.blink = {
+      open = function()
+        local buf = vim.api.nvim_create_buf(false, true)
+        vim.api.nvim_buf_set_lines(buf, 0, -1, false, { 'alpha', 'beta' })
+        _G.blink_win = vim.api.nvim_open_win(buf, false, { relative = 'cursor', row = 1, col = 0, width = 10, height = 2 })
+        vim.api.nvim_exec_autocmds('User', { pattern = 'BlinkCmpMenuOpen' })
+      end,
+      close = function()
+        vim.api.nvim_win_close(_G.blink_win, true)
+        _G.blink_win = nil
+        vim.api.nvim_exec_autocmds('User', { pattern = 'BlinkCmpMenuClose' })
+      end,
+    }";
+
+const GHOST_MARKS: &str = "return #vim.api.nvim_buf_get_extmarks(0, vim.api.nvim_create_namespace('pi-ide-suggest'), 0, -1, {})";
+
+#[tokio::test]
+async fn a_floating_completion_menu_keeps_ghost_text_and_requests_away_until_it_closes() {
+    let (session, mut agent) = editing().await;
+    session.exec(BLINK_STUB).await;
+    suggest(&session, &mut agent, &["shown()"]).await;
+    session.exec("_G.blink.open()").await;
+    eventually("the menu to hide the ghost text", || async {
+        (session.lua(GHOST_MARKS).await == 0).then_some(())
+    })
+    .await;
+    assert_eq!(
+        session
+            .lua("return require('pi-ide.suggest').visible()")
+            .await,
+        false
+    );
+    // An answer that arrives while the menu shows is not drawn either.
+    session.exec("require('pi-ide.suggest').trigger()").await;
+    let request = agent.editor_request("getSuggestions").await;
+    agent
+        .reply(&request["id"], json!({"suggestions": ["late()"]}))
+        .await;
+    wait_shown(&session, "late()").await;
+    assert_eq!(session.lua(GHOST_MARKS).await, 0);
+    session.exec("_G.blink.close()").await;
+    eventually("the ghost text to come back", || async {
+        (session.lua(GHOST_MARKS).await == 1).then_some(())
+    })
+    .await;
+
+    // Typing while the menu shows asks nothing until it closes.
+    session
+        .exec(
+            "_G.asked_with_menu = 0
+             local seam = require('pi-ide.seam')
+             local notify = seam.notify
+             seam.notify = function(event, ...)
+               if event == 'suggest' and _G.blink_win then _G.asked_with_menu = _G.asked_with_menu + 1 end
+               return notify(event, ...)
+             end
+             _G.blink.open()",
+        )
+        .await;
+    session.input("x").await;
+    // Well past the 30 ms debounce, with the menu still open.
+    session.exec("_G.typed_at = vim.uv.hrtime()").await;
+    eventually("ten debounce periods", || async {
+        let waited = session
+            .lua("return (vim.uv.hrtime() - _G.typed_at) / 1e6 > 300")
+            .await;
+        (waited == true).then_some(())
+    })
+    .await;
+    assert_eq!(session.lua("return _G.asked_with_menu").await, 0);
+    agent.forget_backlog();
+    session.exec("_G.blink.close()").await;
+    let request = agent.editor_request("getSuggestions").await;
+    assert!(
+        request["params"]["cursorBefore"]
+            .as_str()
+            .unwrap()
+            .ends_with('x'),
+        "{request}"
+    );
+}
+
+#[tokio::test]
+async fn tab_falls_through_to_the_previous_mapping_while_a_menu_shows() {
+    let session =
+        Session::start_with("{ suggestion = { debounce_ms = 30, auto_trigger = false } }").await;
+    // The person's own <Tab>, an expression map, made before the plugin maps keys.
+    session
+        .exec(
+            "vim.keymap.set('i', '<Tab>', function()
+               _G.fallbacks = (_G.fallbacks or 0) + 1
+               return require('blink.cmp').is_menu_visible() and '' or 'TAB'
+             end, { expr = true, desc = 'my tab' })",
+        )
+        .await;
+    session.exec(BLINK_STUB).await;
+    let path = session.write_file("tab.txt", "\n");
+    session
+        .exec(&format!("vim.cmd.edit('{}')", path.display()))
+        .await;
+    let mut agent = session.connect().await;
+    session.wait_clients(1).await;
+    session.input("i").await;
+    suggest(&session, &mut agent, &["accepted"]).await;
+    session.exec("_G.blink.open()").await;
+    session.input("<Tab>").await;
+    session.exec("_G.blink.close()").await;
+    session.input("<Tab>").await;
+    eventually("the suggestion accepted after the fallback ran", || async {
+        (line(&session, 0).await != "").then_some(())
+    })
+    .await;
+    // The first <Tab> went to the person's map (which saw the menu and
+    // typed nothing), the second accepted.
+    assert_eq!(session.lua("return _G.fallbacks").await, 1);
+    assert_eq!(line(&session, 0).await, "accepted");
+    // Without a suggestion, the person's map runs again.
+    session.input("<Tab>").await;
+    eventually("the person's <Tab>", || async {
+        (line(&session, 0).await == "acceptedTAB").then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_buffer_can_be_kept_out_and_suggest_says_why() {
+    let session = Session::start_with(
+        "{ suggestion = { max_file_size = 100,
+             should_attach = function(buf) return not vim.api.nvim_buf_get_name(buf):find('secret') end } }",
+    )
+    .await;
+    let mut agent = session.connect().await;
+    session.wait_clients(1).await;
+    let small = session.write_file("small.txt", "x\n");
+    let large = session.write_file("large.txt", &"y".repeat(300));
+    let secret = session.write_file("secret.txt", "z\n");
+    let why = async |file: &std::path::Path, extra: &str| {
+        session
+            .exec(&format!(
+                "vim.cmd.edit('{}')\n{extra}\n_G.notified = {{}}\nvim.cmd('PiIde suggest')",
+                file.display()
+            ))
+            .await;
+        session.notifications().await.join("\n")
+    };
+    assert!(
+        why(&large, "")
+            .await
+            .contains("over option suggestion.max_file_size"),
+        "{:?}",
+        session.notifications().await
+    );
+    assert!(
+        why(&secret, "")
+            .await
+            .contains("should_attach returned false")
+    );
+    assert!(
+        why(&small, "vim.b.pi_ide_suggestion = false")
+            .await
+            .contains("vim.b.pi_ide_suggestion is false")
+    );
+    let off = session
+        .lua("_G.notified = {}; vim.cmd('PiIde suggest status'); return _G.notified[1].msg")
+        .await;
+    assert!(
+        off.as_str().unwrap().contains("vim.b.pi_ide_suggestion"),
+        "{off}"
+    );
+    // None of them asked the agent; a buffer that may, does.
+    session
+        .exec("vim.b.pi_ide_suggestion = nil; vim.cmd('PiIde suggest')")
+        .await;
+    let request = agent.editor_request("getSuggestions").await;
+    assert_eq!(request["params"]["filePath"], small.to_str().unwrap());
+}

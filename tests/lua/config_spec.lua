@@ -197,6 +197,31 @@ describe("config.apply", function()
       expect(values.agent.size):equals(100)
       expect(problems):equals({})
     end)
+    it("takes agents of your own, one as the default, and refuses broken ones", function()
+      local values, problems = config.apply({
+        agent = {
+          default = "codex",
+          agents = {
+            codex = { cmd = { "codex", "--full-auto" } },
+            mine = { cmd = "my-pi --x", kind = "pi", env = { A = "1" } },
+            new = { cmd = { "x" } },
+            nocmd = {},
+            odd = { cmd = { "x" }, kind = "gemini" },
+          },
+          pi = { extensions = { nvim = false } },
+          focus_after_diff = false,
+        },
+      })
+      expect(values.agent.default):equals("codex")
+      expect(values.agent.agents.codex):equals({ cmd = { "codex", "--full-auto" } })
+      expect(values.agent.agents.mine):equals({ cmd = "my-pi --x", kind = "pi", env = { A = "1" } })
+      local own = values.agent.agents
+      expect(own.new == nil and own.nocmd == nil and own.odd == nil):equals(true)
+      expect(values.agent.pi.extensions):equals({ review = true, nvim = false })
+      expect(values.agent.focus_after_diff):equals(false)
+      expect(#problems):equals(3)
+      config.apply({})
+    end)
   end)
 end)
 
@@ -216,7 +241,7 @@ describe(":PiIde", function()
     expect(commands.complete("t", "PiIde suggest t")):equals({ "toggle" })
   end)
   it("completes agent arguments", function()
-    expect(commands.complete("", "PiIde agent ")):equals({ "claude", "focus", "pi" })
+    expect(commands.complete("", "PiIde agent ")):equals({ "focus", "new", "claude", "pi" })
     expect(commands.complete("p", "PiIde agent p")):equals({ "pi" })
     expect(commands.complete("ag", "PiIde ag")):equals({ "agent" })
   end)

@@ -1,5 +1,5 @@
--- Review sessions: the tab over the files (git HEAD beside the working file
--- when git has it), comments through the public API and the input window,
+-- Review sessions: the tab over the files (the HEAD version the host read
+-- beside the working file, when git has it), comments through the public API and the input window,
 -- and exactly one `review_done` when the person submits or cancels.
 local t = dofile(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)) .. "/harness.lua")
 local describe, it, expect = t.describe, t.it, t.expect
@@ -65,22 +65,13 @@ local WORKING = {
   "return M",
 }
 
-local function git(dir, ...)
-  local result = vim
-    .system({ "git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", ... }, { text = true })
-    :wait()
-  assert(result.code == 0, result.stderr)
-end
-
--- A git repository with a.lua committed then changed, and b.txt never added.
+-- A project with src/a.lua changed since HEAD (the host sends its HEAD
+-- lines) and b.txt that git does not have.
 local repo = vim.fn.tempname()
 vim.fn.mkdir(repo .. "/src", "p")
-vim.fn.writefile(HEAD, repo .. "/src/a.lua")
-git(repo, "init", "-q")
-git(repo, "add", "src/a.lua")
-git(repo, "commit", "-q", "-m", "start")
 vim.fn.writefile(WORKING, repo .. "/src/a.lua")
 vim.fn.writefile({ "new", "file" }, repo .. "/b.txt")
+local heads = { [repo] = { ["src/a.lua"] = HEAD } }
 
 local plain = vim.fn.tempname()
 vim.fn.mkdir(plain, "p")
@@ -90,7 +81,7 @@ local next_id = 0
 local function open(root, files)
   next_id = next_id + 1
   sent, events, notified = {}, {}, {}
-  expect(review.open({ id = next_id, root = root, files = files })):equals(true)
+  expect(review.open({ id = next_id, root = root, files = files, heads = heads[root] or {} })):equals(true)
   return next_id
 end
 

@@ -48,7 +48,10 @@ local function teardown(entry)
     -- After the wipe, whose autocmds let the large view let go of its copy.
     pcall(vim.api.nvim_del_augroup_by_id, entry.group)
   end)
-  util.emit("PiIdeDiffClosed", { tab_name = entry.tab_name, path = entry.path, accepted = entry.accepted })
+  util.emit(
+    "PiIdeDiffClosed",
+    { tab_name = entry.tab_name, path = entry.path, accepted = entry.accepted, client_id = entry.client_id }
+  )
 end
 
 -- Reports the person's decision to the host, once, then closes the diff.
@@ -69,10 +72,8 @@ local function keep_edits(entry, reason)
   if not (buf and vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified) then
     return
   end
-  local kept = vim.api.nvim_create_buf(true, true)
-  vim.api.nvim_buf_set_lines(kept, 0, -1, false, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
-  pcall(vim.api.nvim_buf_set_name, kept, ("pi-ide://%s (your edits #%d)"):format(vim.fs.basename(entry.path), entry.id))
-  vim.bo[kept].filetype = vim.bo[buf].filetype
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local kept = require("pi-ide.diff.kept").buffer(entry.path, lines, ("your edits #%d"):format(entry.id))
   util.notify(
     ("%s: your edits to the proposal for %s are kept in buffer %d (:b %d)"):format(
       reason,
@@ -92,6 +93,8 @@ function M.open(spec)
     tab_name = spec.tab_name,
     path = spec.path,
     client = spec.client,
+    -- The connection that asked (nil for MCP): which agent to go back to.
+    client_id = spec.client_id ~= vim.NIL and spec.client_id or nil,
     -- An MCP tool's edit: {group, index, count, title, from_buffer}.
     edit = spec.edit,
     decided = false,

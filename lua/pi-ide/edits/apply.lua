@@ -1,10 +1,14 @@
 -- Seam `apply_edit`: puts an MCP edit's text into the file's buffer in one
 -- undo step and, once the person approved it, writes the file (as
--- JetBrains saves). A file without a loaded buffer is written directly
--- after approval, or loaded into a buffer when approval is off. Nothing is
--- applied when the buffer (or file) no longer holds what the edit was
--- computed from, or when writing the buffer would lose a change made on
--- disk since Neovim read it.
+-- JetBrains saves) while it still leads where the host checked. A file
+-- without a loaded buffer is left to the host to write after approval (it
+-- never follows a link), or loaded into a buffer when approval is off.
+-- Nothing is applied when the buffer (or file) no longer holds what the
+-- edit was computed from ("stale": the host then shows it again on the new
+-- text), or when writing the buffer would lose a change made on disk since
+-- Neovim read it. The host has created the directories of a new file. Seam
+-- `edit_notice` tells the person when an accepted edit was not applied as
+-- it was, keeping its text.
 local text = require("pi-ide.edits.text")
 local util = require("pi-ide.util")
 
@@ -39,8 +43,12 @@ local function set_lines(buf, lines)
   vim.bo[buf].undolevels = vim.bo[buf].undolevels
 end
 
-local function changed(path)
-  return ("%s changed while the edit waited; it was not applied"):format(vim.fn.fnamemodify(path, ":~:."))
+local function stale(path)
+  return {
+    ok = false,
+    stale = true,
+    error = ("%s changed while the edit waited"):format(vim.fn.fnamemodify(path, ":~:.")),
+  }
 end
 
 -- The file on disk still holds `expected`.
@@ -54,17 +62,14 @@ local function disk_matches(path, expected)
   return expected.exists and found == joined(expected.lines, expected.eol, expected.crlf)
 end
 
-local function write_buffer(buf, path)
-  vim.fn.mkdir(vim.fs.dirname(path), "p")
+local function write_buffer(buf, path, real)
   -- `!`: never a prompt about the file having changed since it was read.
-  local ok, err = pcall(vim.api.nvim_buf_call, buf, function()
-    vim.cmd("silent keepalt write!")
-  end)
-  return ok, err
+  return require("pi-ide.guard").write(buf, path, real, "silent keepalt write!")
 end
 
---- Seam `apply_edit`: `edit` = {path, lines, eol, crlf, expected = {lines,
---- eol, crlf, exists}, write}. Returns {ok, error?, written}.
+--- Seam `apply_edit`: `edit` = {path, real, lines, eol, crlf, expected =
+--- {lines, eol, crlf, exists}, write}. Returns {ok, error?, written,
+--- no_buffer?}.
 function M.apply(edit)
   local buf = util.file_buffer(edit.path)
   if buf then
@@ -72,46 +77,27 @@ function M.apply(edit)
     -- here, and then no longer holds what the edit was computed from.
     local on_disk = edit.write and require("pi-ide.disk").sync(buf) ~= "same"
     if not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), edit.expected.lines) then
-      return { ok = false, error = changed(edit.path) }
+      return stale(edit.path)
     end
     if on_disk then
       local name = vim.fn.fnamemodify(edit.path, ":~:.")
-      util.notify(
-        ("%s changed on disk since you loaded it, so the accepted MCP edit was not applied: "):format(name)
-          .. "writing would lose that change. `:e!` loads it",
-        vim.log.levels.WARN
-      )
       return {
         ok = false,
+        why = "changed on disk since you loaded it, so the accepted MCP edit was not applied: "
+          .. "writing would lose that change. `:e!` loads it",
         error = ("%s changed on disk since Neovim loaded it (not by this edit); "):format(name)
           .. "the edit was not applied, so that change is not lost",
       }
     end
   elseif edit.write then
-    if not disk_matches(edit.path, edit.expected) then
-      return { ok = false, error = changed(edit.path) }
-    end
-    local ok, err = pcall(function()
-      vim.fn.mkdir(vim.fs.dirname(edit.path), "p")
-      local file = assert(io.open(edit.path, "wb"))
-      file:write(joined(edit.lines, edit.eol, edit.crlf))
-      assert(file:close())
-    end)
-    if not ok then
-      return { ok = false, error = ("cannot write %s: %s"):format(edit.path, tostring(err)) }
-    end
-    return { ok = true, written = true }
+    return { ok = false, no_buffer = true }
   else
     if not disk_matches(edit.path, edit.expected) then
-      return { ok = false, error = changed(edit.path) }
+      return stale(edit.path)
     end
     buf = vim.fn.bufadd(edit.path)
     vim.fn.bufload(buf)
     vim.bo[buf].buflisted = true
-    if not edit.expected.exists then
-      -- So that :w finds the directory.
-      vim.fn.mkdir(vim.fs.dirname(edit.path), "p")
-    end
   end
   local ok, err = pcall(set_lines, buf, edit.lines)
   if not ok then
@@ -124,14 +110,33 @@ function M.apply(edit)
   if not edit.write then
     return { ok = true, written = false }
   end
-  local written, write_err = write_buffer(buf, edit.path)
+  local written, write_err = write_buffer(buf, edit.path, edit.real)
   if not written then
     return {
       ok = false,
+      in_buffer = true,
       error = ("changed the buffer of %s but could not write it: %s"):format(edit.path, tostring(write_err)),
     }
   end
   return { ok = true, written = true }
+end
+
+--- Seam `edit_notice`: `notice` = {path, why, kept?} where kept = {lines}:
+--- tells the person what became of an accepted edit of `path` and keeps
+--- `kept` in a buffer of its own. Returns that buffer, or nil.
+function M.notice(notice)
+  local name = vim.fn.fnamemodify(notice.path, ":~:.")
+  local kept = notice.kept ~= nil and notice.kept ~= vim.NIL and notice.kept or nil
+  if not kept then
+    util.notify(("%s %s"):format(name, notice.why), vim.log.levels.WARN)
+    return nil
+  end
+  local buf = require("pi-ide.diff.kept").buffer(notice.path, kept.lines, "accepted edit, not applied")
+  util.notify(
+    ("%s %s; the text you accepted is kept in buffer %d (:b %d)"):format(name, notice.why, buf, buf),
+    vim.log.levels.WARN
+  )
+  return buf
 end
 
 return M

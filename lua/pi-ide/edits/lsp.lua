@@ -161,7 +161,7 @@ end
 local function remember(client, buf, action)
   next_id = next_id + 1
   local id = tostring(next_id)
-  listed[id] = { client_id = client.id, buf = buf, action = action }
+  listed[id] = { client_id = client.id, path = vim.api.nvim_buf_get_name(buf), action = action }
   order[#order + 1] = id
   if #order > KEEP then
     listed[table.remove(order, 1)] = nil
@@ -237,7 +237,12 @@ local function apply_action(query)
     return finish(action)
   end
   local deadline = vim.uv.now() + (query.timeout_ms or 5000)
-  request(client, "codeAction/resolve", action, entry.buf, deadline, function(err, resolved)
+  -- The file may have been let go of since the actions were listed.
+  local buf = lsp_buffer.load({ id = query.id, path = entry.path })
+  if not buf then
+    return
+  end
+  request(client, "codeAction/resolve", action, buf, deadline, function(err, resolved)
     finish(not err and type(resolved) == "table" and resolved or action)
   end)
 end
@@ -291,7 +296,7 @@ function M.request(query)
   end
   local buf, was_loaded = lsp_buffer.load(query, function(loaded)
     when_analysed = analysis(loaded)
-  end)
+  end, true)
   if not buf then
     return
   end

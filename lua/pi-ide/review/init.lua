@@ -148,7 +148,8 @@ local function install_autocmds(s)
 end
 
 --- Seam: opens a review tab over `review.files` (relative to
---- `review.root`); raises if it cannot, and then opens nothing.
+--- `review.root`), beside `review.heads[file]` (lines at git HEAD) where
+--- given; raises if it cannot, and then opens nothing.
 function M.open(review)
   if current then
     error("a review is already open: finish it first (:PiIde review submit or cancel)", 0)
@@ -157,7 +158,7 @@ function M.open(review)
   local s = { id = review.id, root = review.root, files = files, store = store.new(files), index = 1, ended = false }
   local ok, err = pcall(function()
     marks.define_highlights()
-    layout.prepare(s)
+    layout.prepare(s, review.heads)
     layout.open(s)
     install_autocmds(s)
   end)

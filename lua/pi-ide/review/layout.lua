@@ -1,10 +1,9 @@
 -- A review's tab: one file at a time, the working file itself on the right
 -- (so comments land on real lines) and, when git has the file at HEAD, the
--- HEAD version on the left, read-only, in diff mode. `]f`/`[f` (option
+-- HEAD version on the left (the host runs git), read-only, in diff mode. `]f`/`[f` (option
 -- `review.keymaps`) move between the files; the winbar says which keys
 -- comment, jump, submit and cancel.
 local config = require("pi-ide.config")
-local git = require("pi-ide.review.git")
 local util = require("pi-ide.util")
 
 local M = {}
@@ -64,15 +63,16 @@ local function map_keys(s, buf)
   end
 end
 
---- Loads every file of review `s` (and its HEAD version) into `s.entries`.
-function M.prepare(s)
+--- Loads every file of review `s` into `s.entries`, with its HEAD version
+--- from `heads` (file -> lines, read by the host) when git has it.
+function M.prepare(s, heads)
   s.entries, s.mapped, s.hidden_maps = {}, {}, {}
   for i, file in ipairs(s.files) do
     local entry = { file = file, path = vim.fs.joinpath(s.root, file) }
     s.entries[i] = entry
     entry.buf, entry.created = file_buffer(entry.path)
-    local lines = git.head_lines(s.root, file)
-    if lines then
+    local lines = type(heads) == "table" and heads[file] or nil
+    if type(lines) == "table" then
       entry.base_buf = head_buffer(s, entry, lines)
     end
     map_keys(s, entry.buf)

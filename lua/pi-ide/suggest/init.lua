@@ -6,6 +6,7 @@
 local config = require("pi-ide.config")
 local ghost = require("pi-ide.suggest.ghost")
 local host = require("pi-ide.host")
+local menus = require("pi-ide.suggest.menus")
 local seam = require("pi-ide.seam")
 local util = require("pi-ide.util")
 
@@ -38,17 +39,47 @@ local function cursor()
   return pos[1] - 1, pos[2]
 end
 
---- Whether suggestions apply to `buf`.
-local function eligible(buf)
+local function size_text(bytes)
+  if bytes >= 1024 * 1024 then
+    return ("%.1f MiB"):format(bytes / 1024 / 1024)
+  end
+  return ("%d KiB"):format(math.ceil(bytes / 1024))
+end
+
+--- Why `buf` gets no suggestions, or nil when it does.
+function M.why_not(buf)
   local opts = options()
+  if vim.b[buf].pi_ide_suggestion == false then
+    return "vim.b.pi_ide_suggestion is false in this buffer"
+  end
   if vim.bo[buf].buftype ~= "" or vim.api.nvim_buf_get_name(buf) == "" then
-    return false
+    return "this buffer is not a file"
   end
-  local by_filetype = opts.filetypes[vim.bo[buf].filetype]
-  if by_filetype ~= nil then
-    return by_filetype
+  local filetype = vim.bo[buf].filetype
+  local by_filetype = opts.filetypes[filetype]
+  if by_filetype == false then
+    return ("option suggestion.filetypes turns them off for filetype %s"):format(filetype)
   end
-  return opts.enabled
+  if by_filetype == nil and not opts.enabled then
+    return "option suggestion.enabled is false"
+  end
+  local bytes = vim.api.nvim_buf_get_offset(buf, vim.api.nvim_buf_line_count(buf))
+  if bytes > opts.max_file_size then
+    return ("the buffer holds %s, over option suggestion.max_file_size (%s)"):format(
+      size_text(bytes),
+      size_text(opts.max_file_size)
+    )
+  end
+  if opts.should_attach then
+    local ok, attach = pcall(opts.should_attach, buf)
+    if not ok then
+      return "option suggestion.should_attach failed: " .. tostring(attach)
+    end
+    if not attach then
+      return "option suggestion.should_attach returned false for this buffer"
+    end
+  end
+  return nil
 end
 
 local function cancel_pending()
@@ -62,7 +93,7 @@ local function render()
   if not shown then
     return
   end
-  if vim.fn.pumvisible() == 1 then
+  if menus.visible() then
     ghost.clear(shown.buf)
     return
   end
@@ -82,8 +113,9 @@ function M.current()
   return shown and shown.items[shown.index] or nil
 end
 
+--- Whether a suggestion is on screen (none is while a completion menu is).
 function M.visible()
-  return shown ~= nil and vim.fn.pumvisible() == 0
+  return shown ~= nil and not menus.visible()
 end
 
 --- "" or a short marker while a request is in flight, for statuslines.
@@ -104,9 +136,10 @@ end
 --- Asks for suggestions at the cursor now.
 local function request(manual)
   local buf = vim.api.nvim_get_current_buf()
-  if not eligible(buf) then
+  local why = M.why_not(buf)
+  if why then
     if manual then
-      util.notify("suggestions are off for this buffer", vim.log.levels.WARN)
+      util.notify("no suggestions here: " .. why, vim.log.levels.WARN)
     end
     return
   end
@@ -152,7 +185,7 @@ end
 
 local function trigger_if_still_typing()
   local mode = vim.api.nvim_get_mode().mode
-  if auto() and mode:sub(1, 1) == "i" and vim.fn.pumvisible() == 0 then
+  if auto() and mode:sub(1, 1) == "i" and not menus.visible() then
     request(false)
   end
 end
@@ -328,15 +361,63 @@ function M.toggle_auto()
   return auto_override
 end
 
+-- A completion menu closed: the suggestion shows again, or is asked for.
+local function menu_closed()
+  if menus.visible() then
+    return
+  end
+  -- A completion may have changed the text without TextChangedI.
+  if shown and not follow_typing() then
+    M.dismiss()
+  end
+  if shown then
+    render()
+  elseif auto() and vim.api.nvim_get_mode().mode:sub(1, 1) == "i" then
+    timer = timer or uv.new_timer()
+    timer:start(options().debounce_ms, 0, trigger_on_main_loop)
+  end
+end
+
+-- A completion menu opened: hide the ghost text, drop the request.
+local function menu_opened()
+  cancel_pending()
+  if shown then
+    ghost.clear(shown.buf)
+  end
+end
+
+--- CompleteChanged / CompleteDone, and blink.cmp's menu events.
+function M.on_menu(args)
+  if args and args.event == "User" then
+    menus.on_blink(args)
+  end
+  if args and (args.event == "CompleteChanged" or args.match == "BlinkCmpMenuOpen") then
+    menu_opened()
+  end
+  vim.schedule(menu_closed)
+end
+
+--- Says whether the current buffer gets suggestions, and why not.
+function M.explain()
+  local why = M.why_not(vim.api.nvim_get_current_buf())
+  if why then
+    util.notify("no suggestions in this buffer: " .. why)
+  elseif not host.has_client("pi") then
+    util.notify("suggestions are on in this buffer, but no pi agent is connected (run /ide in pi)")
+  else
+    util.notify(("suggestions are on in this buffer (%s)"):format(auto() and "while typing" or "on demand"))
+  end
+end
+
 --- Installs the insert-mode keys (on the first InsertEnter, so mappings the
 --- person made after setup() are the ones kept as fallbacks).
 function M.map_keys(keys)
   require("pi-ide.suggest.keys").install(keys)
-end
-
---- CompleteChanged / CompleteDone: hide or show the ghost text.
-function M.on_menu()
-  vim.schedule(render)
+  menus.hook_cmp(function()
+    vim.schedule(menu_opened)
+  end, function()
+    vim.schedule(menu_closed)
+  end)
 end
 
 return M

@@ -7,6 +7,7 @@ use serde_json::Value as Json;
 
 use crate::diff::hunks::Hunk;
 use crate::diff::prepare::DiffView;
+use crate::file_watch::Changes;
 use crate::nvim::convert::from_json;
 
 use super::*;
@@ -45,13 +46,18 @@ pub enum LuaCall {
     },
     SaveDocument {
         path: String,
+        /// Where `path` led when checked: Lua writes only while it still does.
+        real: String,
     },
     BufferText {
         path: String,
     },
     LspRequest(LspQuery),
+    ModifiedBuffers,
+    BufferLines(Vec<BufferRows>),
     LspEdit(LspEditQuery),
     ApplyEdit(ApplyEdit),
+    EditNotice(EditNotice),
     Socket(SocketInfo),
     ReviewOpen(Review),
     ReviewClose {
@@ -62,6 +68,13 @@ pub enum LuaCall {
     ReviewRefused {
         message: String,
     },
+    /// An agent's request was refused (a path out of the project): tell
+    /// the person why.
+    Refused {
+        message: String,
+    },
+    /// Files of loaded buffers changed on disk (or went away).
+    FilesChanged(Changes),
 }
 
 impl LuaCall {
@@ -84,12 +97,17 @@ impl LuaCall {
         "save_document",
         "buffer_text",
         "lsp_request",
+        "modified_buffers",
+        "buffer_lines",
         "lsp_edit",
         "apply_edit",
+        "edit_notice",
         "socket",
         "review_open",
         "review_close",
         "review_refused",
+        "refused",
+        "files_changed",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -111,12 +129,17 @@ impl LuaCall {
             LuaCall::SaveDocument { .. } => "save_document",
             LuaCall::BufferText { .. } => "buffer_text",
             LuaCall::LspRequest(_) => "lsp_request",
+            LuaCall::ModifiedBuffers => "modified_buffers",
+            LuaCall::BufferLines(_) => "buffer_lines",
             LuaCall::LspEdit(_) => "lsp_edit",
             LuaCall::ApplyEdit(_) => "apply_edit",
+            LuaCall::EditNotice(_) => "edit_notice",
             LuaCall::Socket(_) => "socket",
             LuaCall::ReviewOpen(_) => "review_open",
             LuaCall::ReviewClose { .. } => "review_close",
             LuaCall::ReviewRefused { .. } => "review_refused",
+            LuaCall::Refused { .. } => "refused",
+            LuaCall::FilesChanged(_) => "files_changed",
         }
     }
 
@@ -151,23 +174,30 @@ impl LuaCall {
             LuaCall::Workspace
             | LuaCall::ProjectRoots
             | LuaCall::CurrentPositions
-            | LuaCall::OpenEditors => vec![],
+            | LuaCall::OpenEditors
+            | LuaCall::ModifiedBuffers => vec![],
+            LuaCall::BufferLines(wanted) => vec![msgpack(&wanted)?],
             LuaCall::OpenFile(request) => vec![msgpack(&request)?],
             LuaCall::LspRequest(query) => vec![msgpack(&query)?],
             LuaCall::LspEdit(query) => vec![msgpack(&query)?],
             LuaCall::ApplyEdit(edit) => vec![msgpack(&edit)?],
-            LuaCall::DocumentState { path }
-            | LuaCall::SaveDocument { path }
-            | LuaCall::BufferText { path } => {
+            LuaCall::EditNotice(notice) => vec![msgpack(&notice)?],
+            LuaCall::DocumentState { path } | LuaCall::BufferText { path } => {
                 vec![Value::from(path)]
             }
+            LuaCall::SaveDocument { path, real } => vec![Value::from(path), Value::from(real)],
             LuaCall::Socket(SocketInfo { path, error }) => vec![
                 path.map_or(Value::Nil, Value::from),
                 error.map_or(Value::Nil, Value::from),
             ],
             LuaCall::ReviewOpen(review) => vec![msgpack(&review)?],
             LuaCall::ReviewClose { id, reason } => vec![Value::from(id), Value::from(reason)],
-            LuaCall::ReviewRefused { message } => vec![Value::from(message)],
+            LuaCall::ReviewRefused { message } | LuaCall::Refused { message } => {
+                vec![Value::from(message)]
+            }
+            LuaCall::FilesChanged(changes) => {
+                vec![msgpack(&changes.changed)?, msgpack(&changes.gone)?]
+            }
         };
         args.extend(payload);
         Ok(args)
@@ -257,6 +287,7 @@ mod tests {
             },
             LuaCall::SaveDocument {
                 path: "/w/a".into(),
+                real: "/w/a".into(),
             },
             LuaCall::BufferText {
                 path: "/w/a".into(),
@@ -270,6 +301,11 @@ mod tests {
                 text: None,
                 timeout_ms: 5000,
             }),
+            LuaCall::ModifiedBuffers,
+            LuaCall::BufferLines(vec![BufferRows {
+                buf: 1,
+                rows: vec![0, 4],
+            }]),
             LuaCall::LspEdit(LspEditQuery {
                 id: 2,
                 kind: "rename",
@@ -279,6 +315,7 @@ mod tests {
             }),
             LuaCall::ApplyEdit(ApplyEdit {
                 path: "/w/a".into(),
+                real: "/w/a".into(),
                 lines: vec!["x".into()],
                 eol: true,
                 crlf: false,
@@ -290,17 +327,26 @@ mod tests {
                 },
                 write: true,
             }),
+            LuaCall::EditNotice(EditNotice {
+                path: "/w/a".into(),
+                why: "changed".into(),
+                kept: Some(crate::diff::text::Lines::split("x\n")),
+            }),
             LuaCall::Socket(SocketInfo::default()),
             LuaCall::ReviewOpen(Review {
                 id: 1,
                 root: "/w".into(),
                 files: vec!["a".into()],
+                heads: [("a".to_owned(), vec!["x".to_owned()])].into(),
             }),
             LuaCall::ReviewClose {
                 id: 1,
                 reason: "the agent disconnected".into(),
             },
             LuaCall::ReviewRefused {
+                message: "no".into(),
+            },
+            LuaCall::Refused {
                 message: "no".into(),
             },
         ];
@@ -365,6 +411,7 @@ mod tests {
             path: "/w/a".into(),
             original_path: "/w/a".into(),
             client: "pi",
+            client_id: Some(3),
             sides: Prepared {
                 original: Lines::split("a\r\n"),
                 original_exists: true,
@@ -384,7 +431,7 @@ mod tests {
             to_json(&args[1]),
             serde_json::json!({
                 "id": 5, "tab_name": "t", "path": "/w/a", "original_path": "/w/a",
-                "client": "pi", "original_exists": true,
+                "client": "pi", "client_id": 3, "original_exists": true,
                 "original": {"lines": ["a"], "eol": true, "crlf": true},
                 "proposed": {"lines": ["b"], "eol": false, "crlf": false},
                 "hunks": [[0, 1, 0, 1]],

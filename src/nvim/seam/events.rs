@@ -77,6 +77,10 @@ pub enum EditorEvent {
     LspAnswer(LspAnswer),
     /// The project roots may have changed.
     RootsChanged,
+    /// The files of the loaded buffers, to follow on disk (all of them).
+    WatchFiles(Vec<String>),
+    /// Neovim wrote this file itself.
+    FileWritten(String),
 }
 
 impl EditorEvent {
@@ -97,6 +101,8 @@ impl EditorEvent {
         "review_done",
         "lsp_answer",
         "roots_changed",
+        "watch_files",
+        "file_written",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -122,6 +128,12 @@ impl EditorEvent {
             }
             "no_file" => Some(EditorEvent::NoFile),
             "roots_changed" => Some(EditorEvent::RootsChanged),
+            "watch_files" => match payload()? {
+                // Lua sends an empty list as an empty map.
+                Json::Object(map) if map.is_empty() => Some(EditorEvent::WatchFiles(vec![])),
+                files => typed(files).map(EditorEvent::WatchFiles),
+            },
+            "file_written" => Some(EditorEvent::FileWritten(args.first()?.as_str()?.to_owned())),
             "review_done" => typed(payload()?).map(EditorEvent::ReviewDone),
             "lsp_answer" => typed(payload()?).map(EditorEvent::LspAnswer),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),

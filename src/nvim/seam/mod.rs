@@ -20,15 +20,20 @@
 //! | `open_file`   | request                 | `openFile`: show (or load) a file, select text; → `{filetype, line_count}` |
 //! | `open_editors`| –                       | `getOpenEditors`: listed file buffers      |
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
-//! | `save_document`  | path                 | `saveDocument`: `{ok, saved, message}` or nil |
+//! | `save_document`  | path, real           | `saveDocument`: `{ok, saved, message}` or nil; writes only while `path` still leads to `real` |
 //! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
-//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, timeout_ms}`; answered later by `lsp_answer` |
+//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, timeout_ms}`; answered later by `lsp_answer` with hover's `{markdown}`, else the servers' own `{responses = [{encoding, result}]}` |
+//! | `modified_buffers` | –                  | MCP LSP tools: `[{buf, path}]`, the loaded file buffers with unsaved edits |
+//! | `buffer_lines` | wanted                 | MCP LSP tools: `[[text]]`, the text of the rows of each `{buf, rows}` (0-based) |
 //! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), computed without touching buffers; answered later by `lsp_answer` with `{files = [{path, text}]}` or `{actions}` |
-//! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked; → `{ok, error?, written}` |
+//! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked (only while `path` still leads to `real`), if it still holds `expected`; → `{ok, error?, why?, stale?, in_buffer?, written, no_buffer?}` (`no_buffer`: the host writes the file) |
+//! | `edit_notice` | notice                  | MCP edits: tell the person an accepted edit of `{path}` was not applied as it was (`why`) and keep its text (`kept`, lines) in a buffer of its own; → that buffer or nil |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
-//! | `review_open` | review                  | a socket client asked for a review `{id, root, files}`; a Lua error cancels it |
+//! | `review_open` | review                  | a socket client asked for a review `{id, root, files, heads}` (heads: file → its lines at git HEAD, read by the host); a Lua error cancels it |
 //! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
 //! | `review_refused` | message              | a review request was refused: tell the person why |
+//! | `refused`     | message                 | an agent's request was refused (a path out of the project): tell the person why |
+//! | `files_changed` | changed, gone         | files of loaded buffers changed on disk, or went away (buffer names; one call per quiet period) |
 //!
 //! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
 //! | event                 | args                  | meaning                                  |
@@ -48,6 +53,8 @@
 //! | `review_done`         | result                | review `id` was submitted or cancelled `{id, status, comments}` |
 //! | `lsp_answer`          | answer                | `{id, result?, error?, no_server?, filetype?}` for `lsp_request` `id` |
 //! | `roots_changed`       | –                     | the cwd, a language server or its workspace folders changed: the project roots the host keeps are stale |
+//! | `watch_files`         | paths                 | option `watch_files`: the files of every loaded buffer, to watch on disk (the whole list, debounced) |
+//! | `file_written`        | path                  | Neovim wrote this watched file itself: no change to report |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with
@@ -63,7 +70,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 10;
+pub const SEAM_VERSION: u64 = 13;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

@@ -160,13 +160,16 @@ pub struct ExpectedText {
     pub exists: bool,
 }
 
-/// An edit for Lua to put into a file's buffer (loading it when needed)
-/// or, for a file without a loaded buffer that is to be written, into the
-/// file itself.
+/// An edit for Lua to put into a file's buffer (loading it when needed).
+/// A file without a loaded buffer that is to be written is left to the
+/// host, which writes it without following links (`no_buffer`).
 #[derive(Debug, Clone, Serialize)]
 pub struct ApplyEdit {
     /// Absolute, inside the project root.
     pub path: String,
+    /// Where `path` led when the host checked it: Lua writes the buffer only
+    /// while it still does.
+    pub real: String,
     pub lines: Vec<String>,
     pub eol: bool,
     pub crlf: bool,
@@ -181,10 +184,38 @@ pub struct ApplyEdit {
 #[derive(Debug, Deserialize)]
 pub struct AppliedEdit {
     pub ok: bool,
+    /// For the agent.
     #[serde(default)]
     pub error: Option<String>,
+    /// For the person, when it says more than `error`.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// Not applied because the buffer (or file) no longer holds the
+    /// expected text.
+    #[serde(default)]
+    pub stale: bool,
+    /// The buffer has the text; only writing it failed.
+    #[serde(default)]
+    pub in_buffer: bool,
     #[serde(default)]
     pub written: bool,
+    /// The file has no loaded buffer and the edit is to be written: the
+    /// host writes it.
+    #[serde(default)]
+    pub no_buffer: bool,
+}
+
+/// What the person is told about an accepted edit that was not applied
+/// as it was (shown again, or kept in a buffer of its own).
+#[derive(Debug, Serialize)]
+pub struct EditNotice {
+    /// Absolute.
+    pub path: String,
+    /// What happened, after the file's name.
+    pub why: String,
+    /// The accepted text, for a buffer of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept: Option<crate::diff::text::Lines>,
 }
 
 /// What `save_document` returns for a file that has a buffer.
@@ -232,6 +263,20 @@ pub struct LspAnswer {
     pub filetype: Option<String>,
 }
 
+/// A file buffer with unsaved edits (`modified_buffers`).
+#[derive(Debug, Deserialize)]
+pub struct ModifiedBuffer {
+    pub buf: i64,
+    pub path: String,
+}
+
+/// Rows of one buffer to read (`buffer_lines`), 0-based.
+#[derive(Debug, Serialize)]
+pub struct BufferRows {
+    pub buf: i64,
+    pub rows: Vec<u64>,
+}
+
 /// Where the context socket listens now; both `None`: nowhere (off, or
 /// removed at shutdown).
 #[derive(Debug, Default, Serialize)]
@@ -249,6 +294,8 @@ pub struct Review {
     pub root: String,
     /// Relative to `root`; each an existing regular file inside it.
     pub files: Vec<String>,
+    /// The lines of each file git has at HEAD, by its name in `files`.
+    pub heads: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]

@@ -3,6 +3,7 @@
 //! nothing (a file to create).
 
 use super::super::Failure;
+use crate::confine::Confined;
 use crate::diff::text::Lines;
 use crate::nvim::seam::{BufferText, ExpectedText, LuaCall};
 use crate::state::State;
@@ -18,8 +19,10 @@ pub struct Current {
 }
 
 impl Current {
-    /// Reads `path` (absolute) from its loaded buffer, else from disk.
-    pub async fn read(state: &State, path: &str) -> Result<Current, Failure> {
+    /// Reads the file from its loaded buffer, else from disk (never
+    /// through a link).
+    pub async fn read(state: &State, file: &Confined) -> Result<Current, Failure> {
+        let path = file.path.as_str();
         let buffer = state
             .editor
             .query::<BufferText>(LuaCall::BufferText {
@@ -44,7 +47,7 @@ impl Current {
                 from_buffer: true,
             });
         }
-        match tokio::fs::read(path).await {
+        match file.read().await {
             Ok(bytes) => {
                 let text = String::from_utf8(bytes)
                     .ok()

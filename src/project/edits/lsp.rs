@@ -148,11 +148,11 @@ async fn changes(state: &State, project: &Project, result: &Value) -> Result<Vec
         let (Some(path), Some(after)) = (file["path"].as_str(), file["text"].as_str()) else {
             continue;
         };
-        match project.resolve(path) {
-            Ok(path) => {
-                let before = Current::read(state, &path).await?;
+        match project.confine(path) {
+            Ok(file) => {
+                let before = Current::read(state, &file).await?;
                 changes.push(Change {
-                    path,
+                    path: file.path,
                     before,
                     after: after.to_owned(),
                 });

@@ -6,12 +6,15 @@
 //! (the person's edits included) in their buffer and on disk. Without
 //! approval the texts go into the buffers, undoably, unsaved.
 //!
+//! * [`accept`]  – an accepted file applied, or shown again when it
+//!   changed meanwhile, or kept for the person when it cannot be.
 //! * [`current`] – a file's text before the edit (buffer, else disk).
 //! * [`text`]    – `replace_text_in_file`, `create_new_file`.
 //! * [`lsp`]     – `reformat_file`, `rename_refactoring`,
 //!   `get_code_actions`, `apply_code_action`, from language servers.
 //! * [`report`]  – what the agent is told.
 
+mod accept;
 pub mod current;
 pub mod lsp;
 mod report;
@@ -21,13 +24,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures_util::future::join_all;
 
-use super::{Answer, Failure, Project};
+use super::{Answer, Project};
 use crate::client::ClientId;
 use crate::diff::pending::DiffOutcome;
 use crate::diff::prepare::{EditInfo, prepare_lines};
 use crate::diff::text::Lines;
-use crate::nvim::seam::{AppliedEdit, ApplyEdit, LuaCall};
 use crate::state::{DiffTarget, State};
+use accept::Applied;
 use current::Current;
 use report::{Fate, Report};
 
@@ -65,7 +68,22 @@ pub async fn propose(
     }
     if !state.approve_edits {
         for (change, proposal) in changes {
-            let fate = apply(state, project, &change, proposal, false).await;
+            let fate = match accept::apply(
+                state,
+                project,
+                &change.path,
+                &change.before,
+                proposal,
+                false,
+            )
+            .await
+            {
+                Applied::Done => Fate::Applied {
+                    edited: false,
+                    rebased: false,
+                },
+                Applied::Stale(message) | Applied::Failed { message, .. } => Fate::Failed(message),
+            };
             report.add(&change.path, fate);
         }
         return report.finish();
@@ -75,45 +93,29 @@ pub async fn propose(
     let mut shown = Vec::with_capacity(count);
     let mut tabs = Vec::with_capacity(count);
     for (index, (change, proposal)) in changes.iter().enumerate() {
-        let relative = project.relative(&change.path);
-        let tab_name = format!("mcp-{group}:{relative}");
-        tabs.push(tab_name.clone());
-        let target = DiffTarget {
-            tab_name,
-            path: change.path.clone(),
-            original_path: change.path.clone(),
-            edit: Some(EditInfo {
+        let shown_as = Shown {
+            tab_name: format!("mcp-{group}:{}", project.relative(&change.path)),
+            edit: EditInfo {
                 group,
                 index: index + 1,
                 count,
                 title: title.to_owned(),
                 from_buffer: change.before.from_buffer,
-            }),
+            },
         };
-        let sides = prepare_lines(
-            change.before.text.clone(),
-            change.before.exists,
-            proposal.clone(),
-        );
+        tabs.push(shown_as.tab_name.clone());
         shown.push(async move {
-            match sides.await {
-                Ok(sides) => state.show_diff(ClientId::MCP, target, sides).await,
-                Err(reason) => DiffOutcome::rejected(reason),
-            }
+            let outcome = show(state, &change.path, &change.before, proposal, &shown_as).await;
+            (outcome, shown_as)
         });
     }
     let withdraw = Withdraw { state, tabs };
     let outcomes = join_all(shown).await;
     withdraw.disarm();
-    for ((change, proposal), outcome) in changes.into_iter().zip(outcomes) {
+    for ((change, proposal), (outcome, shown_as)) in changes.into_iter().zip(outcomes) {
         let fate = match outcome {
             DiffOutcome::Accepted(text) => {
-                let accepted = change.before.proposal(&text);
-                let edited = accepted != proposal;
-                match apply(state, project, &change, accepted, true).await {
-                    Fate::Applied { .. } => Fate::Applied { edited },
-                    failed => failed,
-                }
+                accept::accepted(state, project, &change, &proposal, &text, shown_as).await
             }
             DiffOutcome::Rejected { reason: None } => Fate::Declined,
             DiffOutcome::Rejected {
@@ -125,36 +127,31 @@ pub async fn propose(
     report.finish()
 }
 
-/// Puts `text` into the file's buffer (writing it when `write`), if the
-/// file still holds what the edit was computed from.
-async fn apply(
+/// Where a file's diff is shown: its tab and what the winbar says.
+#[derive(Clone)]
+struct Shown {
+    tab_name: String,
+    edit: EditInfo,
+}
+
+/// Shows `proposal` against `before` and waits for the person.
+async fn show(
     state: &State,
-    project: &Project,
-    change: &Change,
-    text: Lines,
-    write: bool,
-) -> Fate {
-    // A link out of the root may have appeared while the person reviewed.
-    if let Err(Failure(message)) = project.resolve(&change.path) {
-        return Fate::Failed(message);
-    }
-    let edit = ApplyEdit {
-        path: change.path.clone(),
-        lines: text.lines,
-        eol: text.eol,
-        crlf: text.crlf,
-        expected: change.before.expected(),
-        write,
+    path: &str,
+    before: &Current,
+    proposal: &Lines,
+    shown: &Shown,
+) -> DiffOutcome {
+    let target = DiffTarget {
+        tab_name: shown.tab_name.clone(),
+        path: path.to_owned(),
+        original_path: path.to_owned(),
+        edit: Some(shown.edit.clone()),
     };
-    match state
-        .editor
-        .query::<AppliedEdit>(LuaCall::ApplyEdit(edit))
-        .await
-    {
-        Ok(Some(applied)) if applied.ok => Fate::Applied { edited: false },
-        Ok(Some(applied)) => Fate::Failed(applied.error.unwrap_or_else(|| "not applied".into())),
-        Ok(None) => Fate::Failed("Neovim did not say whether it applied the edit".into()),
-        Err(e) => Fate::Failed(format!("Neovim could not apply the edit: {e}")),
+    let sides = prepare_lines(before.text.clone(), before.exists, proposal.clone());
+    match sides.await {
+        Ok(sides) => state.show_diff(ClientId::MCP, target, sides).await,
+        Err(reason) => DiffOutcome::rejected(reason),
     }
 }
 

@@ -11,8 +11,10 @@ use super::super::{Answer, Failure, Project};
 #[derive(Debug, PartialEq)]
 pub enum Fate {
     /// In the buffer (and, after approval, on disk); `edited`: the person
-    /// changed the proposal before accepting it.
-    Applied { edited: bool },
+    /// changed the proposal before accepting it; `rebased`: the file changed
+    /// while they reviewed it, and the edit was shown again on the new text
+    /// and accepted there.
+    Applied { edited: bool, rebased: bool },
     /// The person rejected it.
     Declined,
     /// Never decided: the diff could not be shown, or it was closed by
@@ -51,14 +53,21 @@ impl<'a> Report<'a> {
         }
         let mut applied = vec![];
         let mut edited = vec![];
+        let mut rebased = vec![];
         let mut declined = vec![];
         let mut failed = vec![];
         for (path, fate) in &self.files {
             match fate {
-                Fate::Applied { edited: by_person } => {
+                Fate::Applied {
+                    edited: by_person,
+                    rebased: shown_again,
+                } => {
                     applied.push(path.clone());
                     if *by_person {
                         edited.push(path.clone());
+                    }
+                    if *shown_again {
+                        rebased.push(path.clone());
                     }
                 }
                 Fate::Declined => declined.push(json!({"filePath": path})),
@@ -80,6 +89,14 @@ impl<'a> Report<'a> {
                     applied.join(", ")
                 )
             });
+        }
+        if !rebased.is_empty() {
+            lines.push(format!(
+                "Changed in Neovim while the person reviewed the edit, so it was shown again \
+                 on the new text and accepted there (read these files again, they hold more \
+                 than the proposal): {}",
+                rebased.join(", ")
+            ));
         }
         if !edited.is_empty() {
             lines.push(format!(
@@ -113,6 +130,7 @@ impl<'a> Report<'a> {
             let structured: Value = json!({
                 "applied": applied,
                 "editedByPerson": edited,
+                "shownAgain": rebased,
                 "saved": self.approved,
                 "declined": [],
                 "failed": [],
@@ -129,17 +147,20 @@ mod tests {
     use super::*;
 
     fn project() -> Project {
-        Project {
-            root: "/w".into(),
-            roots: vec!["/w".into()],
-        }
+        Project::at("/w")
     }
 
     #[test]
     fn a_declined_or_failed_file_makes_the_result_an_error_naming_each() {
         let project = project();
         let mut mixed = Report::new(&project, true);
-        mixed.add("/w/a.py", Fate::Applied { edited: true });
+        mixed.add(
+            "/w/a.py",
+            Fate::Applied {
+                edited: true,
+                rebased: false,
+            },
+        );
         mixed.add("/w/b.py", Fate::Declined);
         mixed.add("/w/c.py", Fate::Failed("it changed".into()));
         let Err(Failure(text)) = mixed.finish() else {
@@ -151,11 +172,30 @@ mod tests {
         assert!(text.contains("Not applied to c.py: it changed"), "{text}");
 
         let mut unapproved = Report::new(&project, false);
-        unapproved.add("/w/a.py", Fate::Applied { edited: false });
+        unapproved.add(
+            "/w/a.py",
+            Fate::Applied {
+                edited: false,
+                rebased: false,
+            },
+        );
         let (text, structured) = unapproved.finish().unwrap();
         assert!(text.contains("not saved"), "{text}");
         assert_eq!(structured["applied"], json!(["a.py"]));
         assert_eq!(structured["saved"], false);
+
+        let mut again = Report::new(&project, true);
+        again.add(
+            "/w/a.py",
+            Fate::Applied {
+                edited: false,
+                rebased: true,
+            },
+        );
+        let (text, structured) = again.finish().unwrap();
+        assert!(text.contains("shown again on the new text"), "{text}");
+        assert!(text.contains("read these files again"), "{text}");
+        assert_eq!(structured["shownAgain"], json!(["a.py"]));
         assert!(
             Report::new(&project, true)
                 .finish()

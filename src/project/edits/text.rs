@@ -70,8 +70,8 @@ pub async fn replace_text(state: &State, project: &Project, args: Value) -> Answ
     if args.old_text.is_empty() {
         return Err(Failure("oldText must not be empty".into()));
     }
-    let path = project.resolve(&args.path_in_project)?;
-    let before = Current::read(state, &path).await?;
+    let file = project.confine(&args.path_in_project)?;
+    let before = Current::read(state, &file).await?;
     if !before.exists {
         return Err(Failure(format!(
             "{} does not exist (create_new_file creates files)",
@@ -91,7 +91,7 @@ pub async fn replace_text(state: &State, project: &Project, args: Value) -> Answ
         )));
     };
     let change = Change {
-        path,
+        path: file.path,
         before,
         after,
     };
@@ -130,14 +130,14 @@ fn replace(text: &str, args: &ReplaceArgs) -> Option<String> {
 
 pub async fn create_file(state: &State, project: &Project, args: Value) -> Answer {
     let args: CreateArgs = arguments("create_new_file", args)?;
-    let path = project.resolve(&args.path_in_project)?;
-    if tokio::fs::metadata(&path)
+    let file = project.confine(&args.path_in_project)?;
+    if tokio::fs::metadata(&file.real)
         .await
         .is_ok_and(|meta| meta.is_dir())
     {
         return Err(Failure(format!("{} is a directory", args.path_in_project)));
     }
-    let before = Current::read(state, &path).await?;
+    let before = Current::read(state, &file).await?;
     if before.exists && !args.overwrite {
         return Err(Failure(format!(
             "{} already exists; overwrite=true replaces it",
@@ -145,7 +145,7 @@ pub async fn create_file(state: &State, project: &Project, args: Value) -> Answe
         )));
     }
     let change = Change {
-        path,
+        path: file.path,
         before,
         after: args.text,
     };

@@ -64,7 +64,8 @@ pub fn repo_root() -> &'static Path {
     })
 }
 
-fn fresh_dir(name: &str) -> PathBuf {
+/// A new, empty directory under the temp dir; nothing removes it.
+pub fn fresh_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "pi-ide-test-{name}-{}",
         uuid::Uuid::new_v4().simple()
@@ -182,8 +183,24 @@ impl Session {
     /// Neovim with the plugin at `root` (this one or another) on the
     /// runtimepath, not set up.
     pub async fn spawn_plugin(root: &Path) -> Session {
+        Self::spawn_at(root, fresh_dir("work"), &[]).await
+    }
+
+    /// Neovim started in `work_dir` (removed when the session ends) with
+    /// `env` set, e.g. `HOME`, and `setup(<opts>)`.
+    pub async fn start_in(work_dir: PathBuf, env: &[(&str, &Path)], opts: &str) -> Session {
+        let session = Self::spawn_at(repo_root(), work_dir, env).await;
+        session
+            .exec(&format!(
+                "local opts = {opts}; opts.bin = opts.bin or '{}'; require('pi-ide').setup(opts)",
+                host_binary().display()
+            ))
+            .await;
+        session
+    }
+
+    async fn spawn_at(root: &Path, work_dir: PathBuf, env: &[(&str, &Path)]) -> Session {
         let lock_dir = fresh_dir("locks");
-        let work_dir = fresh_dir("work");
         let state_dir = fresh_dir("state");
         let mut command = Command::new(nvim_binary());
         command
@@ -197,6 +214,7 @@ impl Session {
             .env("CLAUDE_CONFIG_DIR", state_dir.join("claude"))
             .env("XDG_STATE_HOME", &state_dir)
             .env("XDG_DATA_HOME", state_dir.join("data"))
+            .envs(env.iter().map(|(name, value)| (*name, *value)))
             .stderr(Stdio::null())
             .kill_on_drop(true);
         let (nvim, _io, child) = nvim_rs::create::tokio::new_child_cmd(&mut command, Dummy::new())
