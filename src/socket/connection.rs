@@ -47,6 +47,8 @@ pub async fn run(
     let mut buffer = vec![0; 64 * 1024];
     // When the line being read must have ended.
     let mut line_deadline: Option<Instant> = None;
+    // Neovim is closing: what is queued goes out before the connection ends.
+    let mut closing = false;
     loop {
         let unfinished_line = async {
             match line_deadline {
@@ -85,28 +87,37 @@ pub async fn run(
             message = messages.recv() => {
                 // None: it fell behind; the log line is written already.
                 let Some(message) = message else { break };
+                let write = write_line(&mut writer, &message);
+                tokio::pin!(write);
                 let written = tokio::select! {
-                    written = write_line(&mut writer, &message) => written.is_ok(),
+                    written = &mut write => written.is_ok(),
                     () = messages.fell_behind() => false,
-                    _ = shutdown.changed() => false,
+                    // Neovim is closing: this one, then the rest, go out.
+                    _ = shutdown.changed() => {
+                        closing = matches!(tokio::time::timeout(WRITE_TIMEOUT, write).await, Ok(Ok(())));
+                        false
+                    }
                 };
                 if !written {
                     break;
                 }
             }
             _ = shutdown.changed() => {
-                // Answers queued at shutdown (a cancelled review) go first.
-                let flush = async {
-                    while let Ok(message) = messages.try_recv() {
-                        if write_line(&mut writer, &message).await.is_err() {
-                            break;
-                        }
-                    }
-                };
-                let _ = tokio::time::timeout(WRITE_TIMEOUT, flush).await;
+                closing = true;
                 break;
             }
         }
+    }
+    if closing {
+        // Answers queued at shutdown (a cancelled review) go first.
+        let flush = async {
+            while let Ok(message) = messages.try_recv() {
+                if write_line(&mut writer, &message).await.is_err() {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(WRITE_TIMEOUT, flush).await;
     }
     let _ = tokio::time::timeout(WRITE_TIMEOUT, writer.shutdown()).await;
     state.client_gone(client);

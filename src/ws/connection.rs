@@ -45,42 +45,50 @@ pub async fn run(
 
     let mut ping =
         tokio::time::interval_at(tokio::time::Instant::now() + PING_INTERVAL, PING_INTERVAL);
+    // Neovim is closing: answers still coming go out before the Close frame.
+    let mut closing = false;
     loop {
-        tokio::select! {
+        let wrote = tokio::select! {
             frame = stream.next() => match frame {
-                Some(Ok(Message::Text(text))) => receive(&state, client, text.as_str(), &in_flight),
-                Some(Ok(Message::Binary(bytes))) => match std::str::from_utf8(&bytes) {
-                    Ok(text) => receive(&state, client, text, &in_flight),
-                    Err(_) => {
-                        state.clients.send(client, jsonrpc::error(&serde_json::Value::Null, jsonrpc::PARSE_ERROR, "Parse error: binary frame is not UTF-8"));
+                Some(Ok(Message::Text(text))) => { receive(&state, client, text.as_str(), &in_flight); continue }
+                Some(Ok(Message::Binary(bytes))) => {
+                    match std::str::from_utf8(&bytes) {
+                        Ok(text) => receive(&state, client, text, &in_flight),
+                        Err(_) => {
+                            state.clients.send(client, jsonrpc::error(&serde_json::Value::Null, jsonrpc::PARSE_ERROR, "Parse error: binary frame is not UTF-8"));
+                        }
                     }
-                },
+                    continue;
+                }
                 Some(Ok(Message::Close(_))) | None => break,
-                Some(Ok(_)) => {}
+                Some(Ok(_)) => continue,
                 Some(Err(error)) => {
                     tracing::info!("client {}: {error}", client.0);
                     break;
                 }
             },
-            reply = replies.recv() => {
-                // None: it fell behind; the log line is written already.
-                let Some(reply) = reply else { break };
-                if !write(&mut sink, Message::text(reply), &replies, &mut shutdown).await {
-                    break;
-                }
-            }
-            _ = ping.tick() => {
-                if !write(&mut sink, Message::Ping(Default::default()), &replies, &mut shutdown).await {
-                    break;
-                }
-            }
-            _ = shutdown.changed() => {
-                drop(in_flight);
-                let _ = tokio::time::timeout(DRAIN_TIMEOUT, drain(&mut replies, &mut sink, &mut all_done)).await;
-                let _ = tokio::time::timeout(CLOSE_TIMEOUT, sink.send(Message::Close(None))).await;
+            reply = replies.recv() => match reply {
+                Some(reply) => write(&mut sink, Message::text(reply), &replies, &mut shutdown).await,
+                // It fell behind; the log line is written already.
+                None => break,
+            },
+            _ = ping.tick() => write(&mut sink, Message::Ping(Default::default()), &replies, &mut shutdown).await,
+            _ = shutdown.changed() => Wrote::Closing,
+        };
+        match wrote {
+            Wrote::Sent => {}
+            Wrote::Failed => break,
+            Wrote::Closing => {
+                closing = true;
                 break;
             }
         }
+    }
+    if closing {
+        drop(in_flight);
+        let _ = tokio::time::timeout(DRAIN_TIMEOUT, drain(&mut replies, &mut sink, &mut all_done))
+            .await;
+        let _ = tokio::time::timeout(CLOSE_TIMEOUT, sink.send(Message::Close(None))).await;
     }
     // A client that does not read cannot hold its connection open.
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, sink.close()).await;
@@ -88,21 +96,37 @@ pub async fn run(
     tracing::info!("client {} disconnected", client.0);
 }
 
-/// Writes one frame; false when the connection is done for: the write
-/// failed, or the client fell behind or Neovim closes while it blocked.
+/// How a write ended.
+enum Wrote {
+    Sent,
+    /// The connection is done for: the write failed, or the client fell
+    /// behind while it blocked.
+    Failed,
+    /// Neovim is closing (the write was given a moment to finish).
+    Closing,
+}
+
 async fn write<S>(
     sink: &mut S,
     message: Message,
     replies: &OutboxReceiver,
     shutdown: &mut watch::Receiver<bool>,
-) -> bool
+) -> Wrote
 where
     S: SinkExt<Message> + Unpin,
 {
+    let send = sink.send(message);
+    tokio::pin!(send);
     tokio::select! {
-        sent = sink.send(message) => sent.is_ok(),
-        () = replies.fell_behind() => false,
-        _ = shutdown.changed() => false,
+        sent = &mut send => match sent {
+            Ok(()) => Wrote::Sent,
+            Err(_) => Wrote::Failed,
+        },
+        () = replies.fell_behind() => Wrote::Failed,
+        _ = shutdown.changed() => match tokio::time::timeout(CLOSE_TIMEOUT, send).await {
+            Ok(Ok(())) => Wrote::Closing,
+            _ => Wrote::Failed,
+        },
     }
 }
 
