@@ -8,6 +8,9 @@ use std::time::Duration;
 pub struct Config {
     /// Neovim's pid: agents check it for liveness, so it must be the editor's.
     pub nvim_pid: u32,
+    /// The WebSocket port to bind again (a restart keeps the port agents
+    /// know); 0, or taken: any free one.
+    pub port: u16,
     /// Initial workspace folder (Neovim's cwd); later changes arrive over RPC.
     pub cwd: String,
     /// Initial project root (the git root of the cwd, else the cwd); empty
@@ -45,13 +48,14 @@ pub enum Parsed {
 }
 
 impl Config {
-    /// Parses `--pid N --cwd DIR [--root DIR] [--context-socket NAME]
+    /// Parses `--pid N --cwd DIR [--port N] [--root DIR] [--context-socket NAME]
     /// [--lock-dir DIR] [--claude-lock-dir DIR] [--log-file F] [--log-level L]
     /// [--mcp-port N] [--mcp-approve-edits true|false] [--mcp-token-file F]
     /// [--mcp-session-idle-ms N]` (an empty `--mcp-port`: no MCP endpoint;
     /// idle 0: sessions never expire), `--version` or `--check-root DIR`.
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         let mut pid = None;
+        let mut port = 0;
         let mut cwd = None;
         let mut root = String::new();
         let mut context_socket = None;
@@ -79,6 +83,11 @@ impl Config {
                     )
                 }
                 "--cwd" => cwd = Some(value),
+                "--port" => {
+                    port = value
+                        .parse()
+                        .map_err(|_| format!("--port {value}: not a port"))?
+                }
                 "--root" => root = value,
                 "--context-socket" if value.is_empty() => {}
                 "--context-socket" if !valid_socket_name(&value) => {
@@ -127,6 +136,7 @@ impl Config {
         let cwd = cwd.unwrap_or_default();
         Ok(Parsed::Run(Box::new(Config {
             nvim_pid: pid.ok_or("--pid is required (the host is started by the Lua glue)")?,
+            port,
             root: if root.is_empty() { cwd.clone() } else { root },
             cwd,
             context_socket,
@@ -165,6 +175,8 @@ mod tests {
             "42",
             "--cwd",
             "/w/sub",
+            "--port",
+            "4321",
             "--root",
             "/w",
             "--context-socket",
@@ -188,6 +200,7 @@ mod tests {
         };
         assert_eq!(config.nvim_pid, 42);
         assert_eq!(config.cwd, "/w/sub");
+        assert_eq!(config.port, 4321);
         assert_eq!(config.root, "/w");
         assert_eq!(config.context_socket.as_deref(), Some("nvim"));
         assert_eq!(config.lock_dir, Some(PathBuf::from("/l")));
@@ -223,6 +236,11 @@ mod tests {
                 .contains("not a port")
         );
         assert!(
+            parse(&["--pid", "1", "--port", "-1"])
+                .unwrap_err()
+                .contains("not a port")
+        );
+        assert!(
             parse(&["--pid", "1", "--mcp-approve-edits", "no"])
                 .unwrap_err()
                 .contains("true or false")
@@ -254,6 +272,7 @@ mod tests {
         };
         assert_eq!(plain.context_socket, None, "empty means: no socket");
         assert_eq!(plain.root, "/w", "the root defaults to the cwd");
+        assert_eq!(plain.port, 0, "any free port by default");
         assert!(
             plain.mcp_approve_edits,
             "edits wait for approval by default"

@@ -11,6 +11,7 @@ use crate::ide_protocol;
 use crate::jsonrpc;
 use crate::nvim::seam::{Decision, EditorEvent};
 use crate::state::State;
+use crate::state::outbox::Latest;
 use crate::suggest;
 
 pub async fn handle(state: &Arc<State>, event: EditorEvent) {
@@ -19,7 +20,7 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
             if state.clients.any_jsonrpc()
                 && let Some(message) = state.selection_message(&positions).await
             {
-                state.clients.broadcast(&message);
+                state.clients.broadcast_latest(Latest::Selection, &message);
             }
             ide_protocol::context::broadcast(state, Some(&positions));
         }

@@ -37,7 +37,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     let diagnostics = Arc::new(Mirror::default());
     let handler = NvimHandler::new(events_tx, outline.clone(), diagnostics.clone());
     let (nvim, io_loop) = crate::nvim::attach_parent(handler)?;
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+    let (listener, port_taken) = bind_websocket(config.port).await?;
     let port = listener.local_addr()?.port();
     let dir = config
         .lock_dir
@@ -121,8 +121,9 @@ pub async fn run(config: Config) -> io::Result<()> {
     if let Some(path) = &claude_lockfile {
         tracing::info!("announced to Claude Code in {path}");
     }
-    for problem in claude_error
+    for problem in port_taken
         .iter()
+        .chain(&claude_error)
         .chain(&mcp_error)
         .chain(&mcp_token_warning)
     {
@@ -195,9 +196,11 @@ pub async fn run(config: Config) -> io::Result<()> {
     // Ctrl-C in Neovim's terminal must not take the host down with it.
     let mut interrupt = signal(SignalKind::interrupt())?;
     tokio::pin!(io_loop);
+    // Why the host stops when Neovim did not ask it to; Lua shows it.
+    let mut broken = None;
     loop {
         tokio::select! {
-            _ = &mut io_loop => { tracing::info!("Neovim closed the channel"); break }
+            ended = &mut io_loop => { broken = crate::nvim::channel_failure(ended); break }
             _ = terminate.recv() => { tracing::info!("SIGTERM"); break }
             _ = hangup.recv() => { tracing::info!("SIGHUP"); break }
             _ = interrupt.recv() => {}
@@ -227,5 +230,43 @@ pub async fn run(config: Config) -> io::Result<()> {
     let _ = shutdown_tx.send(true);
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, all_done.recv()).await;
     tracing::info!("stopped");
-    Ok(())
+    broken.map_or(Ok(()), |why| Err(io::Error::other(why)))
+}
+
+/// The WebSocket listener on `port`, or on any free port when that one is
+/// taken (and why it was not used).
+async fn bind_websocket(port: u16) -> io::Result<(TcpListener, Option<String>)> {
+    if port != 0 {
+        match TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await {
+            Ok(listener) => return Ok((listener, None)),
+            Err(error) => {
+                let why = format!("port {port} is taken ({error}); listening on another one");
+                let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+                return Ok((listener, Some(why)));
+            }
+        }
+    }
+    Ok((TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_taken_port_falls_back_to_a_free_one_and_says_why() {
+        let taken = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        let port = taken.local_addr().unwrap().port();
+        let (other, why) = bind_websocket(port).await.unwrap();
+        assert_ne!(other.local_addr().unwrap().port(), port);
+        assert!(why.unwrap().contains(&format!("port {port} is taken")));
+        drop(taken);
+        let (again, why) = bind_websocket(port).await.unwrap();
+        assert_eq!(
+            again.local_addr().unwrap().port(),
+            port,
+            "free again: bound"
+        );
+        assert_eq!(why, None);
+    }
 }

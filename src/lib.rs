@@ -9,11 +9,14 @@
 //! Wiring:
 //! * [`host`]        – attach, listen, write the lockfile, event loop, shutdown.
 //! * [`config`], [`logging`] – the command line; tracing to a file (stdout is RPC).
+//! * [`limits`]      – every limit a client can meet, in one list.
+//! * [`fuzzing`]     – entry points for the fuzz targets in `tests/fuzz`.
 //!
 //! Transports (parse, authenticate, forward):
 //! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
 //! * [`http`]        – the Streamable-HTTP MCP endpoint (`/mcp`, rmcp + hyper).
 //! * [`socket`]      – pi's context socket (`<root>/.pi/ide/<name>.sock`, NDJSON).
+//! * [`listen`]      – what every listener shares: a connection cap, accept backoff.
 //! * [`lockfile`]    – the discovery files agents read.
 //! * [`auth`]        – secret tokens, constant-time checks, header → client kind.
 //!
@@ -56,10 +59,14 @@ mod diagnostics;
 mod diff;
 mod events;
 mod file_watch;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod host;
 mod http;
 mod ide_protocol;
 pub mod jsonrpc;
+pub mod limits;
+mod listen;
 mod lockfile;
 mod logging;
 pub mod mcp;

@@ -18,6 +18,7 @@ local state = {
   client_count = 0,
   stderr = {}, -- recent stderr lines, shown if the host dies
   failure = nil, -- why the host last failed to start or died, for :checkhealth
+  restarted = false, -- an unexpected exit was restarted; the next one is not
 }
 
 -- Stderr lines kept: the host writes one line when start-up fails.
@@ -141,9 +142,24 @@ local function add_stderr(line)
   end
 end
 
+-- Signal names for the codes Neovim reports as 128 + signal.
+local SIGNALS = { [1] = "SIGHUP", [2] = "SIGINT", [6] = "SIGABRT", [9] = "SIGKILL", [11] = "SIGSEGV", [15] = "SIGTERM" }
+
+local function exit_reason(code)
+  if code > 128 then
+    local name = SIGNALS[code - 128]
+    return ("killed by signal %d%s"):format(code - 128, name and (" " .. name) or "")
+  end
+  return ("exit code %d"):format(code)
+end
+
+local start
+
 local function on_exit(_, code)
-  local was_stopping = state.stopping
+  -- Neovim ends its jobs as it quits: nothing to report then.
+  local was_stopping = state.stopping or vim.v.exiting ~= vim.NIL
   local info = state.info or {}
+  local had_started = state.info ~= nil
   state.job, state.stopping, state.info = nil, false, nil
   state.clients, state.client_count = {}, 0
   require("pi-ide.diff").close_all()
@@ -154,16 +170,30 @@ local function on_exit(_, code)
     end
   end
   state.socket, state.socket_error = nil, nil
-  if not was_stopping and code ~= 0 then
-    local detail = #state.stderr > 0 and (":\n" .. table.concat(state.stderr, "\n")) or ""
-    state.failure = ("the host exited with code %d%s"):format(code, detail)
-    util.notify(state.failure .. "\n:PiIde restart starts it again", vim.log.levels.ERROR)
-  end
   util.emit("PiIdeStopped", { code = code })
+  if was_stopping then
+    return
+  end
+  -- Any exit Neovim did not ask for, even code 0, is a failure. A host
+  -- that had started is started again once, on the port agents know; one
+  -- that died during start-up would only fail again.
+  local detail = #state.stderr > 0 and (":\n" .. table.concat(state.stderr, "\n")) or ""
+  local again = had_started and not state.restarted
+  state.failure = ("the host exited unexpectedly (%s)%s"):format(exit_reason(code), detail)
+  local next_step = again and "starting it again" or ":PiIde start starts it again"
+  util.notify(("%s\nits log: %s\n%s"):format(state.failure, M.log_path(), next_step), vim.log.levels.ERROR)
+  if again then
+    state.restarted = true
+    vim.schedule(function()
+      if not state.job then
+        start(info.port)
+      end
+    end)
+  end
 end
 
---- Starts the host; reports (never throws) why it cannot.
-function M.start()
+-- Starts the host on WebSocket `port` (nil or 0: any free one).
+start = function(port)
   if state.job then
     return true
   end
@@ -180,6 +210,8 @@ function M.start()
     tostring(vim.fn.getpid()),
     "--cwd",
     vim.fn.getcwd(),
+    "--port",
+    tostring(port or 0),
     "--root",
     M.project_root(),
     "--context-socket",
@@ -230,6 +262,15 @@ function M.start()
   end
   state.job = job
   return true
+end
+
+--- Starts the host; reports (never throws) why it cannot. A start asked
+--- for by the person may be restarted once again after an unexpected exit.
+function M.start()
+  if not state.job then
+    state.restarted = false
+  end
+  return start()
 end
 
 --- Asks the host to clean up and exit.

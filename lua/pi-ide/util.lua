@@ -1,7 +1,8 @@
 -- Small helpers shared by the Lua modules.
 local M = {}
 
---- Reports a message to the person, prefixed so they know who speaks.
+--- Reports a message to the person, prefixed (and titled, for notifiers
+--- that show titles) so they know who speaks.
 function M.notify(message, level)
   vim.notify("pi-ide: " .. message, level or vim.log.levels.INFO, { title = "pi-ide" })
 end

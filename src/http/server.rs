@@ -1,7 +1,10 @@
-//! Accepts connections on loopback and serves each with hyper. A request
-//! reaches rmcp only with the lockfile's token as a bearer token, no
-//! foreign `Origin`, and the right path; rmcp itself refuses a `Host` that
-//! is not loopback (DNS rebinding).
+//! Accepts connections on loopback, under the cap, and serves each with
+//! hyper. A request reaches rmcp only with the lockfile's token as a bearer
+//! token, the right path and a body under the cap; rmcp itself refuses a
+//! `Host` or an `Origin` that is not loopback (DNS rebinding, web pages).
+//! A refused request closes its connection, so a client without the token
+//! cannot hold a slot; headers (the first ones, and the next request's on
+//! a kept-alive connection) must arrive within [`HEADER_TIMEOUT`].
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -10,17 +13,40 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
-use hyper::header::{AUTHORIZATION, HeaderMap, ORIGIN, WWW_AUTHENTICATE};
+use hyper::header::{
+    AUTHORIZATION, CONNECTION, CONTENT_LENGTH, HeaderMap, HeaderValue, WWW_AUTHENTICATE,
+};
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 
 use super::PATH;
 use super::handler::Handler;
+use crate::listen::{Admission, Gate, HTTP_BUSY};
 use crate::state::State;
+
+/// Most connections open at once; more get a 503. HTTP clients keep a few
+/// connections alive each.
+pub const MAX_CONNECTIONS: usize = 128;
+/// A request's headers must arrive within this; it also closes a
+/// connection that never sends a byte, or idles between requests (longer
+/// than the npm and Python SDKs keep idle connections, so they close first).
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Largest request body; a larger one gets 413 (from its `Content-Length`
+/// before any of it is read, else once the cap is passed).
+pub const MAX_BODY_BYTES: usize = 16 << 20;
+/// The only `Origin`s (browsers send one) let through: loopback pages.
+const LOOPBACK_ORIGINS: &[&str] = &[
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
 
 type Body = BoxBody<Bytes, Infallible>;
 type Service = StreamableHttpService<Handler, LocalSessionManager>;
@@ -37,28 +63,29 @@ pub async fn serve(
 ) {
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = session_idle;
-    let config = StreamableHttpServerConfig::default();
+    let config = service_config();
     let cancel = config.cancellation_token.clone();
     let token: Arc<str> = state.token.as_str().into();
     let handler = Handler { state };
     let service: Service =
         StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(sessions), config);
+    let mut gate = Gate::new("MCP", MAX_CONNECTIONS);
     loop {
         tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
+            admitted = gate.next(|| listener.accept()) => match admitted {
+                Admission::Admitted((stream, _), slot) => {
                     let _ = stream.set_nodelay(true);
                     tokio::spawn(connection(
                         stream,
+                        slot,
                         service.clone(),
                         token.clone(),
                         shutdown.clone(),
                         done.clone(),
                     ));
                 }
-                Err(error) => {
-                    tracing::warn!("mcp accept failed: {error}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                Admission::Refused((stream, _)) => {
+                    let _ = stream.try_write(HTTP_BUSY);
                 }
             },
             _ = shutdown.changed() => break,
@@ -67,8 +94,16 @@ pub async fn serve(
     cancel.cancel();
 }
 
+/// rmcp's settings: loopback `Host`s (its default) and `Origin`s, the body cap.
+pub fn service_config() -> StreamableHttpServerConfig {
+    StreamableHttpServerConfig::default()
+        .with_allowed_origins(LOOPBACK_ORIGINS.iter().copied())
+        .with_max_request_body_bytes(MAX_BODY_BYTES)
+}
+
 async fn connection(
     stream: tokio::net::TcpStream,
+    _slot: OwnedSemaphorePermit,
     service: Service,
     token: Arc<str>,
     mut shutdown: watch::Receiver<bool>,
@@ -79,22 +114,29 @@ async fn connection(
         let token = token.clone();
         async move {
             let closing = request.method() == hyper::Method::DELETE;
-            Ok::<_, Infallible>(match refusal(&request, &token) {
+            let mut response = match refusal(&request, &token) {
                 Some(response) => response,
-                None => {
-                    let mut response = service.handle(request).await;
-                    // rmcp answers a closed session 202; the Python SDK
-                    // warns on anything but 200 or 204.
-                    if closing && response.status() == StatusCode::ACCEPTED {
-                        *response.status_mut() = StatusCode::NO_CONTENT;
-                    }
-                    response
-                }
-            })
+                None => service.handle(request).await,
+            };
+            // rmcp answers a closed session 202; the Python SDK
+            // warns on anything but 200 or 204.
+            if closing && response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::NO_CONTENT;
+            }
+            // Refused: the connection goes (nothing left to read of a
+            // too-large body, no slot kept by a client without the token).
+            if response.status().is_client_error() {
+                response
+                    .headers_mut()
+                    .insert(CONNECTION, HeaderValue::from_static("close"));
+            }
+            Ok::<_, Infallible>(response)
         }
     });
-    let connection =
-        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), serve);
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .serve_connection(TokioIo::new(stream), serve);
     tokio::select! {
         result = connection => if let Err(error) = result {
             tracing::debug!("mcp connection ended: {error}");
@@ -103,12 +145,28 @@ async fn connection(
     }
 }
 
+/// What the endpoint answers `request` with (its status) before any tool
+/// runs: our checks, then rmcp's, in front of a handler that serves
+/// nothing. For the fuzz targets.
+pub async fn screen<B>(request: Request<B>, token: &str) -> u16
+where
+    B: hyper::body::Body + Send + 'static,
+    B::Error: std::fmt::Display,
+{
+    #[derive(Clone)]
+    struct Nothing;
+    impl rmcp::ServerHandler for Nothing {}
+    if let Some(response) = refusal(&request, token) {
+        return response.status().as_u16();
+    }
+    let service: StreamableHttpService<Nothing, LocalSessionManager> =
+        StreamableHttpService::new(|| Ok(Nothing), Default::default(), service_config());
+    service.handle(request).await.status().as_u16()
+}
+
 /// Why a request is refused before rmcp sees it, as the response.
 fn refusal<B>(request: &Request<B>, token: &str) -> Option<Response<Body>> {
     let headers = request.headers();
-    if !origin_allowed(headers) {
-        return Some(plain(StatusCode::FORBIDDEN, "Forbidden: foreign Origin"));
-    }
     if !authorized(headers, token) {
         let mut response = plain(
             StatusCode::UNAUTHORIZED,
@@ -126,7 +184,24 @@ fn refusal<B>(request: &Request<B>, token: &str) -> Option<Response<Body>> {
             "Not Found: the endpoint is /mcp",
         ));
     }
+    if declared_length(headers).is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+        return Some(plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Payload Too Large: requests are at most 16 MiB",
+        ));
+    }
     None
+}
+
+/// The body length a request announces, if it does.
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// `Authorization: Bearer <token>`, the scheme in any case.
@@ -141,35 +216,6 @@ fn authorized(headers: &HeaderMap, token: &str) -> bool {
     let (scheme, rest) = value.split_at(space);
     let given = rest.trim_ascii();
     scheme.eq_ignore_ascii_case(b"bearer") && crate::auth::tokens_match(token, given)
-}
-
-/// No `Origin` (not a browser), or a loopback one.
-fn origin_allowed(headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(ORIGIN) else {
-        return true;
-    };
-    let Ok(origin) = origin.to_str() else {
-        return false;
-    };
-    let Some(authority) = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-    else {
-        return false;
-    };
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => authority.split(':').next().unwrap_or(""),
-    };
-    let port_ok = match authority
-        .rsplit_once(']')
-        .map_or(authority, |(_, rest)| rest)
-        .rsplit_once(':')
-    {
-        Some((_, port)) => port.parse::<u16>().is_ok(),
-        None => true,
-    };
-    port_ok && matches!(host, "localhost" | "127.0.0.1" | "::1")
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
@@ -200,18 +246,5 @@ mod tests {
         assert!(!ok("Basic secret"));
         assert!(!ok("secret"));
         assert!(!authorized(&HeaderMap::new(), "secret"));
-    }
-
-    #[test]
-    fn only_loopback_origins_pass() {
-        let ok = |v: &str| origin_allowed(&headers(&[("origin", v)]));
-        assert!(origin_allowed(&HeaderMap::new()));
-        assert!(ok("http://localhost:3000"));
-        assert!(ok("http://127.0.0.1"));
-        assert!(ok("https://[::1]:8443"));
-        assert!(!ok("https://evil.example"));
-        assert!(!ok("http://127.0.0.1.evil.example"));
-        assert!(!ok("http://localhost@evil.example"));
-        assert!(!ok("null"));
     }
 }

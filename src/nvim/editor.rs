@@ -1,5 +1,8 @@
 //! Calls from the host into Neovim. Each runs in a task of its own and is
-//! never cancelled: dropping a pending nvim-rs call kills the channel.
+//! never cancelled: a pending nvim-rs call that is dropped half-way leaves
+//! its answer without a receiver, and nvim-rs then ends the whole channel.
+//! Callers await the task's `JoinHandle`, so a caller that gives up (an
+//! MCP client's cancel, a timeout) drops only the handle, never the call.
 
 use nvim_rs::compat::tokio::Compat;
 use nvim_rs::{Neovim, Value};
@@ -28,10 +31,30 @@ impl Editor {
     /// Calls into Lua and waits for its return value; Lua errors become `Err`.
     pub async fn call(&self, call: LuaCall) -> Result<Value, String> {
         let args = call.into_args()?;
-        self.nvim
-            .exec_lua(SEAM_CALL, args)
-            .await
-            .map_err(|error| lua_error_message(&error))
+        self.exec_lua(SEAM_CALL, args).await
+    }
+
+    /// `nvim_exec_lua`, run to completion in its own task.
+    async fn exec_lua(&self, code: &'static str, args: Vec<Value>) -> Result<Value, String> {
+        let nvim = self.nvim.clone();
+        let call = async move {
+            nvim.exec_lua(code, args)
+                .await
+                .map_err(|error| lua_error_message(&error))
+        };
+        unless_lost(tokio::spawn(call).await)
+    }
+
+    /// An API function, run to completion in its own task.
+    async fn api(&self, method: &'static str, args: Vec<Value>) -> Result<Value, String> {
+        let nvim = self.nvim.clone();
+        let call = async move {
+            nvim.call(method, args)
+                .await
+                .map_err(|e| e.to_string())?
+                .map_err(|e| e.to_string())
+        };
+        unless_lost(tokio::spawn(call).await)
     }
 
     /// Fire-and-forget variant for calls whose failure only deserves a log line.
@@ -80,21 +103,12 @@ impl Editor {
     /// changedtick, read after the subscription so no change is missed.
     pub async fn attach_buffer(&self, buf: i64) -> Result<(Vec<String>, u64), String> {
         let attach = vec![Value::from(buf), Value::from(false), Value::Map(vec![])];
-        let attached = self
-            .nvim
-            .call("nvim_buf_attach", attach)
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
+        let attached = self.api("nvim_buf_attach", attach).await?;
         if attached.as_bool() != Some(true) {
             return Err("nvim_buf_attach refused".into());
         }
         let code = "local b = ...; return { vim.api.nvim_buf_get_lines(b, 0, -1, false), vim.api.nvim_buf_get_changedtick(b) }";
-        let value = self
-            .nvim
-            .exec_lua(code, vec![Value::from(buf)])
-            .await
-            .map_err(|e| lua_error_message(&e))?;
+        let value = self.exec_lua(code, vec![Value::from(buf)]).await?;
         let Value::Array(parts) = value else {
             return Err("unexpected buffer contents".into());
         };
@@ -116,12 +130,7 @@ impl Editor {
             Value::from(last + 1),
             Value::from(false),
         ];
-        let value = self
-            .nvim
-            .call("nvim_buf_get_lines", args)
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
+        let value = self.api("nvim_buf_get_lines", args).await?;
         let Value::Array(items) = value else {
             return Err("nvim_buf_get_lines: not a list".into());
         };
@@ -133,6 +142,14 @@ impl Editor {
             })
             .collect())
     }
+}
+
+/// A call's outcome; a task that panicked or was torn down at shutdown
+/// is an error like any other.
+fn unless_lost(
+    joined: Result<Result<Value, String>, tokio::task::JoinError>,
+) -> Result<Value, String> {
+    joined.unwrap_or_else(|error| Err(format!("the call into Neovim was lost: {error}")))
 }
 
 /// The Lua error text without nvim-rs's wrapping.

@@ -17,7 +17,7 @@ use std::io;
 
 use nvim_rs::Neovim;
 use nvim_rs::error::LoopError;
-use tokio::task::JoinHandle;
+use tokio::task::{JoinError, JoinHandle};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 use editor::Nvim;
@@ -31,4 +31,35 @@ pub(crate) fn attach_parent(handler: NvimHandler) -> io::Result<(Nvim, IoLoop)> 
     let (input, output) = stdio::open()?;
     let (nvim, io_loop) = Neovim::new(input.compat(), output.compat_write(), handler);
     Ok((nvim, tokio::spawn(io_loop)))
+}
+
+/// Attaches over one end of a socket pair: a stand-in Neovim for the fuzz
+/// targets serves the other.
+pub(crate) fn attach_socket(
+    stream: tokio::net::UnixStream,
+    handler: NvimHandler,
+) -> io::Result<(Nvim, IoLoop)> {
+    let read = stream.into_std()?;
+    let write = read.try_clone()?;
+    let input = stdio::Input::Socket(tokio::net::UnixStream::from_std(read)?);
+    let output = stdio::Output::Socket(tokio::net::UnixStream::from_std(write)?);
+    let (nvim, io_loop) = Neovim::new(input.compat(), output.compat_write(), handler);
+    Ok((nvim, tokio::spawn(io_loop)))
+}
+
+/// Why the RPC channel ended, unless Neovim closed it.
+pub(crate) fn channel_failure(
+    ended: Result<Result<(), Box<LoopError>>, JoinError>,
+) -> Option<String> {
+    let why = match ended {
+        Ok(Ok(())) => return None,
+        Ok(Err(error)) if error.is_channel_closed() => {
+            tracing::info!("Neovim closed the channel");
+            return None;
+        }
+        Ok(Err(error)) => format!("the RPC channel with Neovim failed: {error}"),
+        Err(error) => format!("the RPC channel with Neovim failed: {error}"),
+    };
+    tracing::error!("{why}");
+    Some(why)
 }

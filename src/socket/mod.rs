@@ -6,7 +6,8 @@
 //! * [`file`]       – the socket file: its place, modes, name, liveness.
 //! * [`server`]     – accepts, re-creates a deleted socket, follows `:cd`.
 //! * [`connection`] – one client: `hello`, lines in, messages out.
-//! * [`lines`]      – splitting bytes into lines, with a length cap.
+//! * [`lines`]      – splitting bytes into lines, with a length cap
+//!   (tokio-util's `LinesCodec`).
 
 pub mod connection;
 pub mod file;
@@ -18,6 +19,10 @@ use std::time::Duration;
 /// Longest line a client may send; a longer one is skipped, the
 /// connection kept.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Most clients connected at once; more are closed before `hello`. Each pi
+/// keeps one, and probes with connects that close at once.
+pub const MAX_CONNECTIONS: usize = 32;
 
 /// How often the server checks its socket file is still there (pi deletes
 /// sockets that do not accept).

@@ -5,13 +5,13 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, watch};
 
 use super::file::{self, SocketFile};
-use super::{POLL_INTERVAL, connection};
+use super::{MAX_CONNECTIONS, POLL_INTERVAL, connection};
+use crate::listen::{Admission, Gate};
 use crate::nvim::seam::{LuaCall, SocketInfo};
 use crate::state::State;
 
@@ -36,21 +36,20 @@ pub async fn serve(
     let mut bound = None;
     let mut poll = tokio::time::interval(POLL_INTERVAL);
     poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut gate = Gate::new("socket", MAX_CONNECTIONS);
     loop {
         tokio::select! {
-            accepted = accept(&bound) => match accepted {
-                Ok((stream, name)) => {
+            admitted = gate.next(|| accept(&bound)) => match admitted {
+                Admission::Admitted((stream, name), slot) => {
                     let connection = connection::run(stream, name, state.clone(), shutdown.clone());
                     let done = done.clone();
                     tokio::spawn(async move {
                         connection.await;
-                        drop(done);
+                        drop((slot, done));
                     });
                 }
-                Err(error) => {
-                    tracing::warn!("socket accept failed: {error}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
+                // Closed before `hello`: seed 002 has no way to say why.
+                Admission::Refused(_) => {}
             },
             _ = poll.tick() => {
                 if bound.as_ref().is_some_and(|b: &Bound| !b.file.is_there()) {

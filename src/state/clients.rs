@@ -1,12 +1,12 @@
 //! Connected clients and their outboxes. A transport registers a client and
 //! drains its outbox; everything else sends through here without knowing
-//! which socket (or which kind of transport) is behind it.
+//! which socket (or which kind of transport) is behind it. A client too far
+//! behind is logged here once; its transport then closes it.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use tokio::sync::mpsc::UnboundedSender;
-
+use super::outbox::{Latest, OutboxSender, Refused};
 use crate::client::{ClientId, ClientKind};
 
 /// What is known about one client.
@@ -22,7 +22,7 @@ pub struct ClientEntry {
     /// identical one is not sent again.
     last_pushed: Option<String>,
     /// Serialized messages for the connection's writer.
-    outbox: UnboundedSender<String>,
+    outbox: OutboxSender,
 }
 
 #[derive(Default)]
@@ -37,7 +37,7 @@ struct Inner {
 }
 
 impl Clients {
-    pub fn register(&self, kind: ClientKind, outbox: UnboundedSender<String>) -> ClientId {
+    pub fn register(&self, kind: ClientKind, outbox: OutboxSender) -> ClientId {
         let mut inner = self.lock();
         inner.next_id += 1;
         let id = ClientId(inner.next_id);
@@ -107,27 +107,36 @@ impl Clients {
         self.lock()
             .clients
             .get(&id)
-            .is_some_and(|entry| entry.outbox.send(message).is_ok())
+            .is_some_and(|entry| queued(id, entry.outbox.send(message)))
     }
 
-    /// Queues a JSON-RPC message for every client that speaks JSON-RPC.
-    pub fn broadcast(&self, message: &str) {
-        for entry in self.lock().clients.values() {
+    /// Queues `message` as one client's latest `kind`.
+    pub fn send_latest(&self, id: ClientId, kind: Latest, message: String) -> bool {
+        self.lock()
+            .clients
+            .get(&id)
+            .is_some_and(|entry| queued(id, entry.outbox.send_latest(kind, message)))
+    }
+
+    /// Queues a JSON-RPC message as the latest `kind` of every client that
+    /// speaks JSON-RPC.
+    pub fn broadcast_latest(&self, kind: Latest, message: &str) {
+        for (id, entry) in &self.lock().clients {
             if entry.kind.speaks_jsonrpc() {
-                let _ = entry.outbox.send(message.to_owned());
+                queued(*id, entry.outbox.send_latest(kind, message.to_owned()));
             }
         }
     }
 
-    /// Queues `message` for every client of `kind` whose last push differs;
-    /// how many got it.
+    /// Queues `message` as the latest `context` of every client of `kind`
+    /// whose last push differs; how many got it.
     pub fn push_changed(&self, kind: ClientKind, message: &str) -> usize {
         let mut inner = self.lock();
         inner
             .clients
-            .values_mut()
-            .filter(|entry| entry.kind == kind)
-            .map(|entry| push_if_changed(entry, message))
+            .iter_mut()
+            .filter(|(_, entry)| entry.kind == kind)
+            .map(|(id, entry)| push_if_changed(*id, entry, message))
             .filter(|&sent| sent)
             .count()
     }
@@ -137,15 +146,15 @@ impl Clients {
         self.lock()
             .clients
             .get_mut(&id)
-            .is_some_and(|entry| push_if_changed(entry, message))
+            .is_some_and(|entry| push_if_changed(id, entry, message))
     }
 
     /// Queues a message for every client of `kind`; how many there were.
     pub fn broadcast_to(&self, kind: ClientKind, message: &str) -> usize {
         let inner = self.lock();
-        let of_kind = inner.clients.values().filter(|entry| entry.kind == kind);
+        let of_kind = inner.clients.iter().filter(|(_, entry)| entry.kind == kind);
         of_kind
-            .filter(|entry| entry.outbox.send(message.to_owned()).is_ok())
+            .filter(|(id, entry)| queued(**id, entry.outbox.send(message.to_owned())))
             .count()
     }
 
@@ -154,29 +163,49 @@ impl Clients {
     }
 }
 
-fn push_if_changed(entry: &mut ClientEntry, message: &str) -> bool {
+fn push_if_changed(id: ClientId, entry: &mut ClientEntry, message: &str) -> bool {
     if entry.last_pushed.as_deref() == Some(message) {
         return false;
     }
     entry.last_pushed = Some(message.to_owned());
-    entry.outbox.send(message.to_owned()).is_ok()
+    queued(
+        id,
+        entry
+            .outbox
+            .send_latest(Latest::Context, message.to_owned()),
+    )
+}
+
+/// Whether a message was queued; logs the moment a client fell behind.
+fn queued(id: ClientId, outcome: Result<(), Refused>) -> bool {
+    match outcome {
+        Ok(()) => true,
+        Err(Refused::Gone) => false,
+        Err(Refused::Behind { queued, bytes }) => {
+            tracing::warn!(
+                "client {} stopped reading: {queued} messages ({bytes} bytes) waiting for it; disconnecting it",
+                id.0
+            );
+            false
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::outbox::outbox;
     use super::*;
-    use tokio::sync::mpsc::unbounded_channel;
 
     #[test]
     fn routes_to_one_or_all_and_forgets_the_gone() {
         let clients = Clients::default();
-        let (tx_a, mut rx_a) = unbounded_channel();
-        let (tx_b, mut rx_b) = unbounded_channel();
+        let (tx_a, mut rx_a) = outbox();
+        let (tx_b, mut rx_b) = outbox();
         let a = clients.register(ClientKind::Pi, tx_a);
         let b = clients.register(ClientKind::Claude, tx_b);
         assert_ne!(a, b);
         assert!(clients.send(a, "one".into()));
-        clients.broadcast("all");
+        clients.broadcast_latest(Latest::Selection, "all");
         assert_eq!(rx_a.try_recv().unwrap(), "one");
         assert_eq!(rx_a.try_recv().unwrap(), "all");
         assert_eq!(rx_b.try_recv().unwrap(), "all");
@@ -202,26 +231,27 @@ mod tests {
     #[test]
     fn socket_clients_get_pushes_once_and_no_jsonrpc() {
         let clients = Clients::default();
-        let (tx_pi, mut rx_pi) = unbounded_channel();
-        let (tx_a, mut rx_a) = unbounded_channel();
-        let (tx_b, mut rx_b) = unbounded_channel();
+        let (tx_pi, mut rx_pi) = outbox();
+        let (tx_a, mut rx_a) = outbox();
+        let (tx_b, mut rx_b) = outbox();
         clients.register(ClientKind::Pi, tx_pi);
         let a = clients.register(ClientKind::Socket, tx_a);
         assert!(clients.any_jsonrpc());
-        clients.broadcast("rpc");
+        clients.broadcast_latest(Latest::Selection, "rpc");
         assert_eq!(rx_pi.try_recv().unwrap(), "rpc");
         assert!(rx_a.try_recv().is_err(), "no JSON-RPC on the socket");
         assert!(clients.push_changed_to(a, "x"));
         assert!(!clients.push_changed_to(a, "x"), "identical: not resent");
         let b = clients.register(ClientKind::Socket, tx_b);
         assert_eq!(clients.push_changed(ClientKind::Socket, "x"), 1, "only b");
-        assert_eq!(clients.push_changed(ClientKind::Socket, "y"), 2);
-        assert_eq!(rx_a.try_recv().unwrap(), "x");
-        assert_eq!(rx_a.try_recv().unwrap(), "y");
         assert_eq!(rx_b.try_recv().unwrap(), "x");
-        assert_eq!(rx_b.try_recv().unwrap(), "y");
+        assert_eq!(clients.push_changed(ClientKind::Socket, "y"), 2);
+        assert_eq!(clients.push_changed(ClientKind::Socket, "z"), 2);
+        assert_eq!(rx_a.try_recv().unwrap(), "z", "unread: only the latest");
+        assert!(rx_a.try_recv().is_err());
+        assert_eq!(rx_b.try_recv().unwrap(), "z");
         assert!(rx_pi.try_recv().is_err(), "pushes go to their kind only");
-        assert!(!clients.push_changed_to(ClientId(99), "z"));
+        assert!(!clients.push_changed_to(ClientId(99), "w"));
         clients.unregister(b);
     }
 }

@@ -3,12 +3,14 @@
 //! handle on Neovim. None of it knows about sockets.
 //!
 //! * [`clients`]  – connected clients and their outboxes.
+//! * [`outbox`]   – one client's bounded queue, latest values coalesced.
 //! * [`outgoing`] – requests sent to agents, waiting for answers.
 //! * [`rediff`]   – re-diffing large diffs after edits, off the UI thread.
 //! * [`reviews`]  – the one review session a client may have open.
 
 pub mod clients;
 pub mod lsp;
+pub mod outbox;
 pub mod outgoing;
 pub mod rediff;
 pub mod reviews;
@@ -18,7 +20,6 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::watch;
 
 use crate::client::{ClientId, ClientKind};
@@ -32,6 +33,7 @@ use crate::nvim::seam::{ClientEvent, ClientInfo, LuaCall};
 use crate::outline::worker::Worker;
 use crate::selection::Positions;
 use clients::{ClientEntry, Clients};
+use outbox::{Latest, OutboxSender};
 use outgoing::Outgoing;
 use reviews::Reviews;
 
@@ -73,7 +75,7 @@ pub struct DiffTarget {
 
 impl State {
     /// A transport accepted a client; replies go to `outbox`.
-    pub fn client_connected(&self, kind: ClientKind, outbox: UnboundedSender<String>) -> ClientId {
+    pub fn client_connected(&self, kind: ClientKind, outbox: OutboxSender) -> ClientId {
         let client = self.clients.register(kind, outbox);
         self.push_client(ClientEvent::Connected, client);
         client
@@ -212,7 +214,7 @@ impl State {
         match self.editor.current_positions().await {
             Ok(Some(positions)) => {
                 if let Some(message) = self.selection_message(&positions).await {
-                    self.clients.send(client, message);
+                    self.clients.send_latest(client, Latest::Selection, message);
                 }
             }
             Ok(None) => {}

@@ -177,16 +177,16 @@ impl Outgoing {
 mod tests {
     use super::*;
     use crate::client::ClientKind;
-    use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+    use crate::state::outbox::{OutboxReceiver, outbox};
 
-    fn connected() -> (Clients, ClientId, UnboundedReceiver<String>) {
+    fn connected() -> (Clients, ClientId, OutboxReceiver) {
         let clients = Clients::default();
-        let (tx, rx) = unbounded_channel();
+        let (tx, rx) = outbox();
         let client = clients.register(ClientKind::Pi, tx);
         (clients, client, rx)
     }
 
-    fn sent(rx: &mut UnboundedReceiver<String>) -> Value {
+    fn sent(rx: &mut OutboxReceiver) -> Value {
         serde_json::from_str(&rx.try_recv().expect("a message was sent")).unwrap()
     }
 

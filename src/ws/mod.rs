@@ -12,3 +12,7 @@ pub mod server;
 
 /// Largest message a client may send: a multi-megabyte `openDiff` fits.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
+
+/// Most connections open at once, handshakes included; more are refused
+/// with a 503. Agents keep one each.
+pub const MAX_CONNECTIONS: usize = 64;

@@ -1,16 +1,18 @@
-//! Accepts connections and gives each its own task; nothing else.
+//! Accepts connections under the cap and gives each its own task; nothing
+//! else.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 
-use super::{connection, handshake};
+use super::{MAX_CONNECTIONS, connection, handshake};
+use crate::listen::{Admission, Gate, HTTP_BUSY};
 use crate::state::State;
 
 /// A client that has not finished its handshake by then is dropped.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Serves until `shutdown` changes. Every connection holds a clone of
 /// `done`, so its receiver closes once the last connection has finished.
@@ -20,15 +22,16 @@ pub async fn serve(
     mut shutdown: watch::Receiver<bool>,
     done: mpsc::Sender<()>,
 ) {
+    let mut gate = Gate::new("WebSocket", MAX_CONNECTIONS);
     loop {
         tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    tokio::spawn(handle(stream, state.clone(), shutdown.clone(), done.clone()));
+            admitted = gate.next(|| listener.accept()) => match admitted {
+                Admission::Admitted((stream, _), slot) => {
+                    tokio::spawn(handle(stream, slot, state.clone(), shutdown.clone(), done.clone()));
                 }
-                Err(error) => {
-                    tracing::warn!("accept failed: {error}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                // The upgrade is HTTP: a client over the cap reads a 503.
+                Admission::Refused((stream, _)) => {
+                    let _ = stream.try_write(HTTP_BUSY);
                 }
             },
             _ = shutdown.changed() => break,
@@ -38,6 +41,7 @@ pub async fn serve(
 
 async fn handle(
     stream: TcpStream,
+    _slot: OwnedSemaphorePermit,
     state: Arc<State>,
     shutdown: watch::Receiver<bool>,
     _done: mpsc::Sender<()>,

@@ -88,9 +88,7 @@ async fn a_killed_host_leaves_no_lockfile_for_claude() {
     let session = Session::start().await;
     let (path, _) = single_lockfile(&claude_dir(&session)).await;
     session.wait_clients(0).await;
-    let host = session.lua("return require('pi-ide').status().pid").await;
-    // SAFETY: killing the host this test's Neovim started.
-    unsafe { libc::kill(host.as_i64().unwrap() as i32, libc::SIGKILL) };
+    session.kill_host_for_good().await;
     is_gone(&path).await;
 }
 

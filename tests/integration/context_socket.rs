@@ -14,13 +14,13 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use crate::common::{DEADLINE, Session, eventually, host_binary, scratch_dir};
 
 /// A pi-like client: one JSON object per line each way.
-struct Client {
+pub(crate) struct Client {
     reader: BufReader<OwnedReadHalf>,
     writer: OwnedWriteHalf,
 }
 
 impl Client {
-    async fn connect(path: &Path) -> Client {
+    pub(crate) async fn connect(path: &Path) -> Client {
         let stream = UnixStream::connect(path)
             .await
             .unwrap_or_else(|e| panic!("connect {}: {e}", path.display()));
@@ -32,7 +32,7 @@ impl Client {
     }
 
     /// Connects and reads `hello` and the first context; returns that context.
-    async fn greeted(path: &Path) -> (Client, Value) {
+    pub(crate) async fn greeted(path: &Path) -> (Client, Value) {
         let mut client = Client::connect(path).await;
         let hello = client.next().await;
         assert_eq!(hello["type"], "hello", "hello comes first: {hello}");
@@ -54,7 +54,7 @@ impl Client {
         }
     }
 
-    async fn next(&mut self) -> Value {
+    pub(crate) async fn next(&mut self) -> Value {
         self.try_next(DEADLINE)
             .await
             .expect("timed out waiting for a message")
@@ -67,12 +67,12 @@ impl Client {
         }
     }
 
-    async fn send(&mut self, bytes: &[u8]) {
+    pub(crate) async fn send(&mut self, bytes: &[u8]) {
         self.writer.write_all(bytes).await.unwrap();
     }
 }
 
-fn socket_in(root: &Path) -> PathBuf {
+pub(crate) fn socket_in(root: &Path) -> PathBuf {
     root.join(".pi/ide/nvim.sock")
 }
 
@@ -84,7 +84,7 @@ fn mode(path: &Path) -> u32 {
         & 0o777
 }
 
-async fn socket_there(path: &Path) {
+pub(crate) async fn socket_there(path: &Path) {
     eventually(&format!("the socket {}", path.display()), || async {
         std::fs::symlink_metadata(path)
             .is_ok_and(|meta| meta.file_type().is_socket())
@@ -217,14 +217,7 @@ async fn a_killed_host_leaves_no_socket() {
         status["socket"].is_string().then_some(())
     })
     .await;
-    let pid = session
-        .lua("return require('pi-ide').status().pid")
-        .await
-        .as_i64()
-        .unwrap();
-    // SAFETY: the host this test started.
-    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    session.wait_stopped().await;
+    session.kill_host_for_good().await;
     gone(&path).await;
 }
 

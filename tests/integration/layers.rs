@@ -9,8 +9,8 @@ use crate::common::repo_root;
 
 /// Top-level modules of `src/`, by layer, highest first.
 const LAYERS: &[&[&str]] = &[
-    &["main", "host", "config", "logging"],
-    &["ws", "http", "socket", "lockfile", "auth"],
+    &["main", "host", "config", "logging", "limits", "fuzzing"],
+    &["ws", "http", "socket", "listen", "lockfile", "auth"],
     &[
         "mcp",
         "tools",
@@ -109,6 +109,55 @@ fn no_two_modules_import_each_other() {
         for name in names {
             let back = imports.get(name).is_some_and(|n| n.contains(module));
             assert!(!back, "{module} and {name} import each other");
+        }
+    }
+}
+
+/// Every call into Neovim runs in a task of its own, so no caller can drop
+/// one half-way: only `src/nvim/editor.rs` holds the nvim-rs handle, and
+/// each of its nvim-rs calls sits inside a spawned task.
+#[test]
+fn only_the_editor_calls_into_neovim_and_it_spawns_each_call() {
+    let src = repo_root().join("src");
+    let mut files = vec![];
+    collect(&src, &mut files);
+    let calls = [".exec_lua(", "nvim.call(", ".command(", ".call_function("];
+    let mut outside = vec![];
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let relative = path.strip_prefix(&src).unwrap().display().to_string();
+        if relative == "nvim/editor.rs" {
+            let direct = ["nvim.exec_lua(", "nvim.call(", "nvim.command("];
+            let uses = direct
+                .iter()
+                .map(|c| code.matches(c).count())
+                .sum::<usize>();
+            let spawned = code.matches("tokio::spawn(call)").count();
+            assert!(uses > 0, "the editor makes no call?");
+            assert_eq!(uses, spawned, "each nvim-rs call of the editor is spawned");
+            continue;
+        }
+        // The handler's trait hands it a handle; it must leave it unused.
+        let named_handle = code.contains(": Neovim<") && !code.contains("_: Neovim<");
+        if calls.iter().any(|c| code.contains(c)) || named_handle {
+            outside.push(relative);
+        }
+    }
+    assert!(files.len() > 10, "read too few files");
+    assert!(
+        outside.is_empty(),
+        "nvim-rs called outside the editor: {outside:?}"
+    );
+}
+
+fn collect(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::common::{Session, eventually};
 
@@ -146,30 +146,72 @@ async fn two_editors_run_side_by_side() {
     assert!(agent.request("tools/list", json!({})).await["result"]["tools"].is_array());
 }
 
-#[tokio::test]
-async fn a_killed_host_is_reported_once_and_restart_brings_it_back() {
-    let session = Session::start().await;
-    let (port, _) = session.lockfile().await;
-    session.wait_clients(0).await;
-    let host_pid = session
-        .lua("return require('pi-ide').status().pid")
+/// What `vim.notify` was called with: message, level and title.
+async fn notices(session: &Session) -> Vec<Value> {
+    session
+        .lua("return _G.notified")
         .await
-        .as_i64()
-        .unwrap() as i32;
-    // SAFETY: killing the host process this test's Neovim started.
-    unsafe { libc::kill(host_pid, libc::SIGKILL) };
-    session.wait_stopped().await;
-    assert!(
-        !session.lock_dir.join(format!("{port}.lock")).exists(),
-        "Lua removes the killed host's lockfile"
-    );
-    let told = session.notifications().await;
-    assert_eq!(told.len(), 1, "{told:?}");
-    assert!(told[0].contains("PiIde restart"), "{told:?}");
-    session.exec("vim.cmd('PiIde restart')").await;
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_killed_host_is_reported_with_its_log_and_restarted_once_on_the_same_port() {
+    let session = Session::start().await;
+    let (port, first_lock) = session.lockfile().await;
     session.wait_clients(0).await;
-    let (new_port, _) = session.lockfile().await;
-    assert_ne!(new_port, 0);
+    let first = session.running_host(0).await;
+    let log = session.state_dir.join("nvim/pi-ide.log");
+    // SAFETY: killing the host process this test's Neovim started.
+    unsafe { libc::kill(first as i32, libc::SIGKILL) };
+    let second = session.running_host(first).await;
+    let status = session.lua("return require('pi-ide').status()").await;
+    assert_eq!(status["port"], port, "the port agents know: {status}");
+    let (again, lock) = session.lockfile().await;
+    assert_eq!(again, port);
+    assert_ne!(
+        lock["authToken"], first_lock["authToken"],
+        "a new host wrote the lockfile"
+    );
+    let told = notices(&session).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    let message = told[0]["msg"].as_str().unwrap();
+    for wanted in [
+        "exited unexpectedly",
+        "killed by signal 9",
+        log.to_str().unwrap(),
+        "starting it again",
+    ] {
+        assert!(message.contains(wanted), "{wanted:?} in {message}");
+    }
+    assert_eq!(told[0]["level"], 4, "an ERROR");
+    assert_eq!(told[0]["title"], "pi-ide");
+    let mut agent = session.connect().await;
+    assert!(agent.request("tools/list", json!({})).await["result"]["tools"].is_array());
+    drop(agent);
+
+    // SAFETY: as above, the restarted host.
+    unsafe { libc::kill(second as i32, libc::SIGKILL) };
+    session.wait_stopped().await;
+    let told = eventually("the second exit to be reported", || async {
+        let told = notices(&session).await;
+        (told.len() == 2).then_some(told)
+    })
+    .await;
+    let message = told[1]["msg"].as_str().unwrap();
+    assert!(
+        message.contains("killed by signal 9") && message.contains(":PiIde start"),
+        "{message}"
+    );
+    assert_eq!(
+        session.lua("return require('pi-ide.host').channel()").await,
+        Value::Null,
+        "not restarted twice"
+    );
+    assert!(!session.lock_dir.join(format!("{port}.lock")).exists());
+    session.exec("vim.cmd('PiIde start')").await;
+    session.running_host(second).await;
 }
 
 #[tokio::test]

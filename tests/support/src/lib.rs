@@ -229,7 +229,7 @@ impl Session {
         };
         // Record notifications so tests can assert what the person was told.
         session
-            .exec("_G.notified = {}; vim.notify = function(msg, level) table.insert(_G.notified, {msg = msg, level = level}) end")
+            .exec("_G.notified = {}; vim.notify = function(msg, level, opts) table.insert(_G.notified, {msg = msg, level = level, title = opts and opts.title}) end")
             .await;
         session
     }
@@ -323,6 +323,30 @@ impl Session {
             (self.lua("return require('pi-ide').status().running").await == false).then_some(())
         })
         .await
+    }
+
+    /// The running host's pid, once `status()` shows one other than
+    /// `other_than` (0: any).
+    pub async fn running_host(&self, other_than: i64) -> i64 {
+        eventually("a running host", || async {
+            let status = self.lua("return require('pi-ide').status()").await;
+            let pid = status["pid"].as_i64()?;
+            (status["running"] == true && pid != other_than).then_some(pid)
+        })
+        .await
+    }
+
+    /// Kills the host, then the one Lua starts in its place once, so it
+    /// stays down; returns when `status()` says stopped.
+    pub async fn kill_host_for_good(&self) {
+        let mut last = 0;
+        for _ in 0..2 {
+            let host = self.running_host(last).await;
+            // SAFETY: killing the host this session's Neovim started.
+            unsafe { libc::kill(host as i32, libc::SIGKILL) };
+            last = host;
+        }
+        self.wait_stopped().await;
     }
 
     /// Waits until `status().running` and `n` clients are known to Lua.
