@@ -9,7 +9,7 @@ use crate::common::repo_root;
 
 /// Top-level modules of `src/`, by layer, highest first.
 const LAYERS: &[&[&str]] = &[
-    &["main", "host", "config", "logging"],
+    &["main", "cli", "host", "config", "logging"],
     &["ws", "http", "socket", "lockfile", "auth"],
     &[
         "mcp",
