@@ -31,7 +31,8 @@ vim.api.nvim_create_user_command("PiIde", function(command)
 end, {
   nargs = "*",
   range = true,
-  desc = "pi-ide.nvim: start|stop|restart|status|log|diff|accept|reject|send|build|suggest|model|agent|review|comment",
+  desc = "pi-ide.nvim: start|stop|restart|status|log|diff|accept|reject|send|install|build|suggest|model|agent|review"
+    .. "|comment",
   complete = function(arglead, cmdline)
     return require("pi-ide.commands").complete(arglead, cmdline)
   end,

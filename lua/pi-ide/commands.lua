@@ -116,8 +116,11 @@ local subcommands = {
       diff.reject(args[1])
     end
   end,
+  install = function()
+    require("pi-ide.install").run()
+  end,
   build = function()
-    require("pi-ide.build").run()
+    require("pi-ide.install").run({ from_source = true })
   end,
   suggest = function(args)
     local suggest = require("pi-ide.suggest")

@@ -17,6 +17,7 @@ mod handshake;
 mod health;
 mod help;
 mod hunk_decisions;
+mod install;
 mod large_view;
 mod layers;
 mod lifecycle;
