@@ -8,6 +8,14 @@
 -- Other plugin managers can run `nvim --headless -l build.lua`.
 local in_coroutine = coroutine.running() ~= nil and not select(2, coroutine.running())
 
+-- After an update the installer of the new checkout runs, not one loaded
+-- before it.
+for name in pairs(package.loaded) do
+  if name == "pi-ide.build" or name:match("^pi%-ide%.install") then
+    package.loaded[name] = nil
+  end
+end
+
 if not pcall(require, "pi-ide.install") then
   -- Not loaded by a plugin manager: put this checkout on 'runtimepath'.
   vim.opt.runtimepath:prepend(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h"))
