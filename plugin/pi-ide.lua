@@ -31,7 +31,8 @@ vim.api.nvim_create_user_command("PiIde", function(command)
 end, {
   nargs = "*",
   range = true,
-  desc = "pi-ide.nvim: status|start|stop|restart|log|diff|accept|reject|send|ask|disk|build|suggest|model|agent|review",
+  desc = "pi-ide.nvim: status|start|stop|restart|log|diff|accept|reject|send|ask|disk|install|build|suggest|model"
+    .. "|agent|review|comment",
   complete = function(arglead, cmdline)
     return require("pi-ide.commands").complete(arglead, cmdline)
   end,

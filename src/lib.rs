@@ -8,6 +8,7 @@
 //!
 //! Wiring:
 //! * [`host`]        – attach, listen, write the lockfile, event loop, shutdown.
+//! * [`cli`]         – the program: command line in, exit code out.
 //! * [`config`], [`logging`] – the command line; tracing to a file (stdout is RPC).
 //! * [`limits`]      – every limit a client can meet, in one list.
 //! * [`fuzzing`]     – entry points for the fuzz targets in `tests/fuzz`.
@@ -52,6 +53,7 @@
 //! * [`private_file`] – 0600 files written whole (lockfiles, kept token).
 
 mod auth;
+pub mod cli;
 mod client;
 pub mod config;
 pub mod confine;

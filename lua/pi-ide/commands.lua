@@ -118,8 +118,11 @@ local subcommands = {
   disk = function()
     require("pi-ide.follow.compare").show()
   end,
+  install = function()
+    require("pi-ide.install").run()
+  end,
   build = function()
-    require("pi-ide.build").run()
+    require("pi-ide.install").run({ from_source = true })
   end,
   suggest = function(args)
     local suggest = require("pi-ide.suggest")

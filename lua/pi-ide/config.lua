@@ -4,8 +4,13 @@ local M = {}
 M.defaults = {
   -- Start the host after VimEnter.
   auto_start = true,
-  -- Host binary; nil = the newest of target/release and target/debug in the plugin.
+  -- Host binary; nil = the newest of bin/ (downloaded by :PiIde install),
+  -- target/release and target/debug in the plugin.
   bin = nil,
+  -- Where :PiIde install downloads release binaries from
+  -- (<release_url>/v<version>/pi-ide-<target>); nil = $PI_IDE_RELEASE_URL,
+  -- else the GitHub releases of the repository the plugin was cloned from.
+  release_url = nil,
   -- Lockfile directory; nil = $PI_IDE_LOCK_DIR or ~/.pi/ide.
   lock_dir = nil,
   -- Host log level: "error", "warn", "info", "debug" or "trace".
@@ -133,6 +138,7 @@ M.defaults = {
 -- Type each option must have; options that default to nil name theirs here.
 local types = {
   bin = "string",
+  release_url = "string",
   lock_dir = "string",
   ["diff.keymaps"] = { "table", "boolean" },
   ["diff.keymaps.accept"] = { "string", "boolean" },

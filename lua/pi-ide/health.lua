@@ -7,23 +7,53 @@ local uv = vim.uv
 
 -- Says which binary runs when it is the debug build: after `cargo test` the
 -- debug build is the newer one, and the newer one is what runs.
-local function check_profile(bin)
+local function check_profile(host, bin)
   local root = require("pi-ide.util").root()
-  local debug_bin, release_bin = root .. "/target/debug/pi-ide", root .. "/target/release/pi-ide"
+  local debug_bin = root .. "/target/debug/pi-ide"
   if bin ~= debug_bin then
     return
   end
-  if not uv.fs_stat(release_bin) then
+  local others = vim.tbl_filter(function(path)
+    return path ~= debug_bin and uv.fs_stat(path) ~= nil
+  end, host.candidates())
+  if #others == 0 then
     vim.health.warn(("the debug build %s will run: there is no release build"):format(debug_bin), {
-      ("build it: `cargo build --release --locked` in %s, or :PiIde build"):format(root),
+      host.install_hint(),
     })
     return
   end
   vim.health.warn(
-    ("the debug build %s will run: it is newer than %s"):format(debug_bin, release_bin)
-      .. " (without the `bin` option the newer of the two runs; `cargo test` rebuilds the debug one)",
-    { ('to always run the release build: setup({ bin = "%s" })'):format(release_bin) }
+    ("the debug build %s will run: it is newer than %s"):format(debug_bin, table.concat(others, " and "))
+      .. " (without the `bin` option the newest runs; `cargo test` rebuilds the debug one)",
+    { ('to always run another one: setup({ bin = "%s" })'):format(others[1]) }
   )
+end
+
+-- How `bin` got there (downloaded, or built from source at a commit, and
+-- why) and why it is the one that runs.
+local function check_origin(host, bin)
+  local record = require("pi-ide.install.record").read(bin)
+  if record and record.source == "download" then
+    vim.health.info(
+      ("downloaded v%s for %s from %s (%s)"):format(record.version, record.target, record.url, record.installed)
+    )
+  elseif record and record.source == "cargo" then
+    local at = type(record.commit) == "string" and ("at commit " .. record.commit:sub(1, 12)) or "from a copy"
+    vim.health.info(("built from source %s (%s) because %s"):format(at, record.installed, record.reason))
+  elseif bin:find("/target/[^/]+/pi%-ide$") then
+    vim.health.info("built from source by cargo outside :PiIde install (the commit it was built at is not known)")
+  end
+  if require("pi-ide.config").values.bin then
+    vim.health.info("it runs because option `bin` names it")
+    return
+  end
+  local present = vim.tbl_filter(function(path)
+    return uv.fs_stat(path) ~= nil
+  end, host.candidates())
+  if #present > 1 then
+    vim.health.info(("it runs because it is the newest of %s"):format(table.concat(present, ", ")))
+  end
+  check_profile(host, bin)
 end
 
 -- Reports on the binary; true when it can run.
@@ -35,20 +65,23 @@ local function check_binary(host)
     return false
   end
   local result = vim.system({ bin, "--version" }, { text = true }):wait(5000)
-  local seam = result.stdout and tonumber(result.stdout:match("seam (%d+)"))
+  local version, seam = (result.stdout or ""):match("^pi%-ide (%S+) seam (%d+)")
   if result.code ~= 0 or not seam then
     vim.health.error(("%s --version failed: %s"):format(bin, vim.trim(result.stderr or "")))
     return false
-  elseif seam ~= wanted then
-    vim.health.error(("%s is stale (seam %d, Lua expects %d)"):format(bin, seam, wanted), {
-      "run `cargo build --release --locked` in the plugin directory, or :PiIde build",
-    })
+  elseif tonumber(seam) ~= wanted then
+    vim.health.error(("%s is stale (seam %s, Lua expects %d)"):format(bin, seam, wanted), { host.install_hint() })
     return false
   end
-  vim.health.ok(("host binary %s (%s)"):format(bin, vim.trim(result.stdout)))
-  if not require("pi-ide.config").values.bin then
-    check_profile(bin)
+  local expected = require("pi-ide.install.release").version(require("pi-ide.util").root())
+  if expected and version ~= expected then
+    vim.health.warn(("host binary %s is v%s, this plugin is v%s"):format(bin, version, expected), {
+      host.install_hint(),
+    })
+  else
+    vim.health.ok(("host binary %s (%s)"):format(bin, vim.trim(result.stdout)))
   end
+  check_origin(host, bin)
   return true
 end
 

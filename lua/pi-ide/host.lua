@@ -24,8 +24,14 @@ local state = {
 -- Stderr lines kept: the host writes one line when start-up fails.
 local STDERR_LINES = 20
 
-local function build_hint()
-  return ("run `cargo build --release --locked` in %s (or :PiIde build)"):format(util.root())
+--- What to run to get a host binary that matches this Lua code.
+function M.install_hint()
+  local by_hand = ("`cargo build --release --locked` in %s"):format(util.root())
+  if config.values.bin then
+    local replace = ("replace %s (option `bin`) with a build of this checkout (%s)"):format(config.values.bin, by_hand)
+    return replace .. ", or drop option `bin` and run :PiIde install"
+  end
+  return ("run :PiIde install (it downloads the release's binary or builds one; by hand: %s)"):format(by_hand)
 end
 
 --- The lock directory the host will use and where that choice comes from,
@@ -64,6 +70,14 @@ function M.last_failure()
   return state.failure
 end
 
+--- Where a host binary may be, without the `bin` option: the one
+--- :PiIde install downloaded, cargo's release and debug builds. The newest
+--- of those that exist runs.
+function M.candidates()
+  local root = util.root()
+  return { root .. "/bin/pi-ide", root .. "/target/release/pi-ide", root .. "/target/debug/pi-ide" }
+end
+
 --- Path of the host binary, or nil and the reason.
 function M.binary()
   local wanted = config.values.bin
@@ -74,8 +88,7 @@ function M.binary()
     return nil, ("the host binary `%s` (option `bin`) is not executable"):format(wanted)
   end
   local best, best_mtime
-  for _, profile in ipairs({ "release", "debug" }) do
-    local path = util.root() .. "/target/" .. profile .. "/pi-ide"
+  for _, path in ipairs(M.candidates()) do
     local stat = uv.fs_stat(path)
     if stat and (not best_mtime or stat.mtime.sec > best_mtime) then
       best, best_mtime = path, stat.mtime.sec
@@ -84,7 +97,7 @@ function M.binary()
   if best then
     return best
   end
-  return nil, "the host binary is not built: " .. build_hint()
+  return nil, "there is no host binary yet: " .. M.install_hint()
 end
 
 --- The project root: the git root of Neovim's cwd, else the cwd. pi's
@@ -257,7 +270,7 @@ start = function(port)
   })
   if not ok or job <= 0 then
     state.failure = ("cannot start %s: %s"):format(bin, ok and job or tostring(job))
-    util.notify(("%s\n%s"):format(state.failure, build_hint()), vim.log.levels.ERROR)
+    util.notify(("%s\n%s"):format(state.failure, M.install_hint()), vim.log.levels.ERROR)
     return false
   end
   state.job = job
@@ -308,11 +321,18 @@ function M.on_started(info)
       tostring(info.seam),
       wanted
     )
-    util.notify(("%s: %s"):format(state.failure, build_hint()), vim.log.levels.ERROR)
+    util.notify(("%s: %s"):format(state.failure, M.install_hint()), vim.log.levels.ERROR)
     M.stop()
     return false
   end
   state.info, state.failure = info, nil
+  local expected = require("pi-ide.install.release").version(util.root())
+  if expected and info.version ~= expected then
+    util.notify(
+      ("the host binary is v%s but this plugin is v%s: %s"):format(tostring(info.version), expected, M.install_hint()),
+      vim.log.levels.WARN
+    )
+  end
   if info.claude_error and info.claude_error ~= vim.NIL then
     util.notify(
       info.claude_error .. "\nClaude Code will not find Neovim; set $CLAUDE_CONFIG_DIR or fix that directory",

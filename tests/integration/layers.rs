@@ -9,7 +9,9 @@ use crate::common::repo_root;
 
 /// Top-level modules of `src/`, by layer, highest first.
 const LAYERS: &[&[&str]] = &[
-    &["main", "host", "config", "logging", "limits", "fuzzing"],
+    &[
+        "main", "cli", "host", "config", "logging", "limits", "fuzzing",
+    ],
     &["ws", "http", "socket", "listen", "lockfile", "auth"],
     &[
         "mcp",

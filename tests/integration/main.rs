@@ -21,6 +21,7 @@ mod health;
 mod help;
 mod host_survival;
 mod hunk_decisions;
+mod install;
 mod large_view;
 mod layers;
 mod lifecycle;
