@@ -132,7 +132,7 @@ function M.setup(opts)
   local values = require("pi-ide.config").apply(opts)
   local group = vim.api.nvim_create_augroup("PiIde", { clear = true })
   install_autocmds(group, values)
-  require("pi-ide.project").watch(group)
+  require("pi-ide.mcp.roots").watch(group)
   vim.api.nvim_create_autocmd("DirChanged", {
     group = group,
     pattern = "global",

@@ -55,7 +55,7 @@ M.calls = {
   -- MCP tools: { cwd, folders? }, the global cwd and the language servers'
   -- workspace folders (the roots a `projectPath` may name).
   project_roots = function()
-    return require("pi-ide.project").roots()
+    return require("pi-ide.mcp.roots").roots()
   end,
   -- getCurrentSelection: the current window's position, nil if not a file.
   current_positions = function()
@@ -87,32 +87,32 @@ M.calls = {
   -- and returns at once; the answer (hover markdown, or the servers' own
   -- responses with their encodings) follows as the `lsp_answer` event.
   lsp_request = function(query)
-    require("pi-ide.lsp_tools").request(query)
+    require("pi-ide.mcp.lsp").request(query)
   end,
   -- MCP LSP tools: { {buf, path} }, the file buffers with unsaved edits.
   modified_buffers = function()
-    return require("pi-ide.buffer_lines").modified()
+    return require("pi-ide.mcp.buffer_lines").modified()
   end,
   -- MCP LSP tools: the text of `rows` (0-based) of each { buf, rows }.
   buffer_lines = function(wanted)
-    return require("pi-ide.buffer_lines").rows(wanted)
+    return require("pi-ide.mcp.buffer_lines").rows(wanted)
   end,
   -- MCP edit tools: starts { id, kind, path, ... } (format, rename,
   -- code_actions, apply_action) and returns at once; the answer (new file
   -- texts, or code actions) follows as the `lsp_answer` event.
   lsp_edit = function(query)
-    require("pi-ide.edits.lsp").request(query)
+    require("pi-ide.mcp.lsp_edits").request(query)
   end,
   -- MCP edits: puts an accepted (or unapproved) text into the file's
   -- buffer, writing it when asked; returns { ok, error?, written,
   -- no_buffer? } (no_buffer: the host writes the file itself).
   apply_edit = function(edit)
-    return require("pi-ide.edits.apply").apply(edit)
+    return require("pi-ide.mcp.apply").apply(edit)
   end,
   -- MCP edits: an accepted edit of notice.path was not applied as it was
   -- (notice.why); notice.kept (lines) goes to a buffer of its own, returned.
   edit_notice = function(notice)
-    return require("pi-ide.edits.apply").notice(notice)
+    return require("pi-ide.mcp.apply").notice(notice)
   end,
   -- pi's context socket is at `path` now (nil: nowhere), or `err` says why not.
   socket = function(path, err)

@@ -1,5 +1,5 @@
 //! rmcp's view of the project tools: lists them and runs calls, all in
-//! [`crate::project`]. A call that waits (for the person's approval, or a
+//! [`crate::mcp_tools`]. A call that waits (for the person's approval, or a
 //! slow language server) tells a client that gave a progress token it is
 //! still alive, so clients that reset their timeouts on progress keep
 //! waiting; a cancelled call is dropped, which closes the diffs it opened.
@@ -41,7 +41,7 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = crate::project::list()
+        let tools = crate::mcp_tools::list()
             .into_iter()
             .map(serde_json::from_value::<Tool>)
             .collect::<Result<Vec<_>, _>>()
@@ -57,8 +57,8 @@ impl ServerHandler for Handler {
         let arguments = request
             .arguments
             .map_or_else(|| Value::Object(Default::default()), Value::Object);
-        let waits = crate::project::may_wait_for_the_person(&request.name);
-        let call = crate::project::call(&self.state, &request.name, arguments);
+        let waits = crate::mcp_tools::may_wait_for_the_person(&request.name);
+        let call = crate::mcp_tools::call(&self.state, &request.name, arguments);
         let Some(outcome) = with_progress(call, &context, waits).await else {
             return Err(ErrorData::internal_error("the call was cancelled", None));
         };

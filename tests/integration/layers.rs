@@ -12,9 +12,8 @@ const LAYERS: &[&[&str]] = &[
     &["main", "host", "config", "logging"],
     &["ws", "http", "socket", "lockfile", "auth"],
     &[
-        "mcp",
-        "tools",
-        "project",
+        "claude_ide",
+        "mcp_tools",
         "events",
         "suggest",
         "ide_protocol",

@@ -1,10 +1,10 @@
--- LSP edits applied to a copy of a file's text (edits/text.lua): UTF-16
+-- LSP edits applied to a copy of a file's text (mcp/text.lua): UTF-16
 -- and UTF-8 positions, several edits at one place, the end of the text,
 -- and WorkspaceEdits read from disk, all without touching a buffer.
 local t = dofile(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)) .. "/harness.lua")
 local describe, it, expect = t.describe, t.it, t.expect
 
-local text = require("pi-ide.edits.text")
+local text = require("pi-ide.mcp.text")
 
 local function at(line, character)
   return { line = line, character = character }

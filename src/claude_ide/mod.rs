@@ -1,12 +1,16 @@
-//! MCP methods, whichever transport carried them. Every request is
-//! answered exactly once with its id echoed.
+//! The MCP that pi's `pi-ide` extension and Claude Code speak over the
+//! WebSocket (Claude Code's IDE protocol): its methods here, its tools in
+//! [`tools`], one file each. Every request is answered exactly once with
+//! its id echoed.
 
 use serde_json::{Value, json};
 
 use crate::client::ClientId;
 use crate::jsonrpc;
 use crate::state::State;
-use crate::tools::{self, ToolCall, ToolError};
+pub mod tools;
+
+use tools::{ToolCall, ToolError};
 
 pub const PROTOCOL_VERSION: &str = "2024-11-05";
 

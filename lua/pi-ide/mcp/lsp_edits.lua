@@ -1,10 +1,10 @@
 -- The MCP edit tools' LSP requests (seam call `lsp_edit`): formatting,
 -- rename, code actions. Made with callbacks so Neovim never waits; the
 -- answer goes back as the `lsp_answer` event, with each changed file's new
--- text computed by edits/text.lua without touching any buffer. Positions
+-- text computed by mcp/text.lua without touching any buffer. Positions
 -- from the host are 0-based with UTF-16 characters.
-local lsp_buffer = require("pi-ide.lsp_buffer")
-local text = require("pi-ide.edits.text")
+local lsp_buffer = require("pi-ide.mcp.buffer")
+local text = require("pi-ide.mcp.text")
 local answer, convert = lsp_buffer.answer, lsp_buffer.convert
 
 local M = {}

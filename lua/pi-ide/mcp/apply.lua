@@ -9,7 +9,7 @@
 -- Neovim read it. The host has created the directories of a new file. Seam
 -- `edit_notice` tells the person when an accepted edit was not applied as
 -- it was, keeping its text.
-local text = require("pi-ide.edits.text")
+local text = require("pi-ide.mcp.text")
 local util = require("pi-ide.util")
 
 local M = {}

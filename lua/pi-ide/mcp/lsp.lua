@@ -6,8 +6,8 @@
 -- with line text off the UI thread (so nothing here grows with the answer
 -- beyond passing it on). Kinds: hover, definition, references, symbols (of
 -- a file), workspace_symbols (query.text) and problems (a file's
--- diagnostics, see file_problems.lua).
-local lsp_buffer = require("pi-ide.lsp_buffer")
+-- diagnostics, see mcp/problems.lua).
+local lsp_buffer = require("pi-ide.mcp.buffer")
 local answer, convert = lsp_buffer.answer, lsp_buffer.convert
 
 local M = {}
@@ -139,7 +139,7 @@ function M.request(query)
     return
   end
   if query.kind == "problems" then
-    return require("pi-ide.file_problems").wait(buf, was_loaded, query, function(payload)
+    return require("pi-ide.mcp.problems").wait(buf, was_loaded, query, function(payload)
       answer(query.id, payload)
     end)
   end

@@ -1,4 +1,4 @@
--- What the MCP tools' LSP requests share (lsp_tools.lua, edits/lsp.lua):
+-- What the MCP tools' LSP requests share (mcp/lsp.lua, mcp/lsp_edits.lua):
 -- the answer to the host, position conversion between encodings, and
 -- finding a file's language servers without ever making Neovim wait. A
 -- file the person has not loaded is loaded for the request and let go of
