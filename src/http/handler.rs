@@ -57,7 +57,8 @@ impl ServerHandler for Handler {
         let arguments = request
             .arguments
             .map_or_else(|| Value::Object(Default::default()), Value::Object);
-        let waits = crate::mcp_tools::may_wait_for_the_person(&request.name);
+        let waits =
+            crate::mcp_tools::find(&request.name).is_some_and(|tool| tool.waits_for_the_person);
         let call = crate::mcp_tools::call(&self.state, &request.name, arguments);
         let Some(outcome) = with_progress(call, &context, waits).await else {
             return Err(ErrorData::internal_error("the call was cancelled", None));

@@ -7,46 +7,9 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Failure, Project, ProjectTool, arguments};
+use super::{Answer, Failure, Project, arguments};
 use crate::nvim::seam::{BufferText, LuaCall, OpenEditor, OpenFile, OpenedFile};
 use crate::state::State;
-
-pub const OPEN_FILES: ProjectTool = ProjectTool {
-    name: "get_all_open_file_paths",
-    description: "The files open in Neovim (listed buffers), relative to the project root, and the active one.",
-    properties: || json!({}),
-    required: &[],
-};
-
-pub const FILE_TEXT: ProjectTool = ProjectTool {
-    name: "get_file_text_by_path",
-    description: "The text of a project file as Neovim has it: the buffer's text with unsaved edits when the file is loaded, else the file on disk.",
-    properties: || {
-        json!({
-            "pathInProject": {"type": "string", "description": "Path relative to the project root"},
-            "maxLinesCount": {"type": "integer", "minimum": 1, "description": "Most lines returned (default 1000)"},
-            "truncateMode": {
-                "type": "string",
-                "enum": ["START", "MIDDLE", "END", "NONE"],
-                "description": "Which lines to keep when the file is longer: START keeps the first, END the last, MIDDLE both ends, NONE all (default START)",
-            },
-        })
-    },
-    required: &["pathInProject"],
-};
-
-pub const OPEN_IN_EDITOR: ProjectTool = ProjectTool {
-    name: "open_file_in_editor",
-    description: "Show a project file in Neovim, in the last used file window, optionally with the cursor at a 1-based line and column.",
-    properties: || {
-        json!({
-            "filePath": {"type": "string", "description": "Path relative to the project root"},
-            "line": {"type": "integer", "minimum": 1, "description": "1-based line for the cursor"},
-            "column": {"type": "integer", "minimum": 1, "description": "1-based column (UTF-16 code units) for the cursor; needs line"},
-        })
-    },
-    required: &["filePath"],
-};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

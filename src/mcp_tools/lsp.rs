@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::lsp_answers::{self, Position, utf16_column};
-use super::{Answer, Failure, Project, ProjectTool, arguments, line_text};
+use super::{Answer, Failure, Project, arguments, line_text};
 use crate::nvim::seam::{BufferText, LspAnswer, LspQuery, LuaCall};
 use crate::outline::definitions::entries;
 use crate::outline::document::Document;
@@ -21,41 +21,13 @@ use crate::state::State;
 /// Bound of one LSP tool call in Neovim, waiting for a server included.
 pub(super) const TIMEOUT: Duration = Duration::from_secs(10);
 
-fn position_properties() -> Value {
+pub(in crate::mcp_tools) fn position_properties() -> Value {
     json!({
         "filePath": {"type": "string", "description": "Path relative to the project root"},
         "line": {"type": "integer", "minimum": 1, "description": "1-based line"},
         "column": {"type": "integer", "minimum": 1, "description": "1-based column, in UTF-16 code units"},
     })
 }
-
-pub const SYMBOL_INFO: ProjectTool = ProjectTool {
-    name: "get_symbol_info",
-    description: "What the language server says about the symbol at a 1-based line and column: signature and documentation (hover), as markdown.",
-    properties: position_properties,
-    required: &["filePath", "line", "column"],
-};
-
-pub const DEFINITION: ProjectTool = ProjectTool {
-    name: "find_definition",
-    description: "Where the symbol at a 1-based line and column is defined, from the language server: locations {filePath, line, column, lineText}, 1-based.",
-    properties: position_properties,
-    required: &["filePath", "line", "column"],
-};
-
-pub const REFERENCES: ProjectTool = ProjectTool {
-    name: "find_references",
-    description: "Every reference to the symbol at a 1-based line and column (its declaration included), from the language server: locations {filePath, line, column, lineText}, 1-based.",
-    properties: position_properties,
-    required: &["filePath", "line", "column"],
-};
-
-pub const DOCUMENT_SYMBOLS: ProjectTool = ProjectTool {
-    name: "get_document_symbols",
-    description: "The symbols of a file {name, kind, filePath, line, column} (1-based), from the language server, else from the host's tree-sitter outline.",
-    properties: || json!({"filePath": {"type": "string", "description": "Path relative to the project root"}}),
-    required: &["filePath"],
-};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

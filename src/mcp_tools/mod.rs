@@ -1,22 +1,21 @@
-//! The project tools served over Streamable-HTTP MCP, named and shaped as
+//! The tools every MCP client gets at `/mcp`, named and shaped as
 //! JetBrains' built-in MCP server's: paths relative to the project root
 //! (Neovim's cwd, or the call's `projectPath`), 1-based lines and
 //! columns, text content plus `structuredContent`. They know nothing about
 //! HTTP.
 //!
-//! * [`files`]    – `get_all_open_file_paths`, `get_file_text_by_path`.
-//! * [`problems`] – `get_file_problems`, `get_project_problems`.
-//! * [`search`]   – `find_files_by_glob`, `find_files_by_name_keyword`,
-//!   `search_in_files_by_text`, `search_in_files_by_regex`,
-//!   `list_directory_tree`.
-//! * [`lsp`]      – `get_symbol_info`, `find_definition`, `find_references`,
-//!   `get_document_symbols`, from Neovim's language servers.
+//! A tool is one file in [`tools`], registered there in one line. What
+//! several tools share:
+//! * [`files`]    – open files, buffer text, showing a file.
+//! * [`problems`] – diagnostics of a file (loaded and waited for) or of all.
+//! * [`search`]   – walking the project: globs, names, text, regex, trees.
+//! * [`lsp`]      – asking Neovim's language servers, locations and symbols.
 //! * [`lsp_answers`] – the servers' answers as Lua passes them on, read.
 //! * [`line_text`] – the text of the lines an answer names, off the UI thread.
-//! * [`edits`]    – the tools that change files, through the person's
-//!   approval: `replace_text_in_file`, `create_new_file`, `reformat_file`,
-//!   `rename_refactoring`, `get_code_actions`, `apply_code_action`.
-//! * [`symbol_search`] – `search_symbol`, workspace symbols.
+//! * [`edits`]    – changing files through the person's approval (one diff
+//!   per file, accept-all / reject-all for several), and the edits that
+//!   language servers compute.
+//! * [`symbol_search`] – workspace symbols, else the tree-sitter outline.
 //! * [`routing`]  – which project a call is about (`projectPath`), and
 //!   keeping its paths inside it.
 
@@ -29,58 +28,37 @@ mod problems;
 mod routing;
 mod search;
 mod symbol_search;
+mod tools;
 
+use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::state::State;
 pub use routing::Project;
+use tools::TOOLS;
 
-/// What `tools/list` says about a tool.
-pub struct ProjectTool {
+/// A tool of the endpoint: what `tools/list` says about it and what runs
+/// it. Each lives in a file of its own in [`tools`].
+pub struct Tool {
     pub name: &'static str,
     pub description: &'static str,
-    /// The tool's own properties and required ones; `projectPath` is added.
+    /// The tool's own properties; `projectPath` is added.
     pub properties: fn() -> Value,
     pub required: &'static [&'static str],
+    /// It changes files or runs commands, so it may wait for the person's
+    /// approval in Neovim (the client is kept waiting with progress).
+    pub waits_for_the_person: bool,
+    pub run: Run,
 }
 
-/// Every tool served, in `tools/list` order.
-pub const TOOLS: &[ProjectTool] = &[
-    files::OPEN_FILES,
-    files::FILE_TEXT,
-    problems::FILE_PROBLEMS,
-    problems::PROJECT_PROBLEMS,
-    search::GLOB,
-    search::NAME_KEYWORD,
-    search::TEXT,
-    search::REGEX,
-    search::TREE,
-    files::OPEN_IN_EDITOR,
-    lsp::SYMBOL_INFO,
-    lsp::DEFINITION,
-    lsp::REFERENCES,
-    lsp::DOCUMENT_SYMBOLS,
-    edits::text::REPLACE,
-    edits::text::CREATE,
-    edits::lsp::REFORMAT,
-    edits::lsp::RENAME,
-    edits::lsp::CODE_ACTIONS,
-    edits::lsp::APPLY_CODE_ACTION,
-    symbol_search::SEARCH_SYMBOL,
-];
+/// A tool's handler: the call's project and arguments in, its answer out.
+pub type Run = for<'a> fn(&'a State, &'a Project, Value) -> BoxFuture<'a, Answer>;
 
-/// Whether tool `name` changes files, and so may wait for the person's
-/// approval in Neovim.
-pub fn may_wait_for_the_person(name: &str) -> bool {
-    matches!(
-        name,
-        "replace_text_in_file"
-            | "create_new_file"
-            | "reformat_file"
-            | "rename_refactoring"
-            | "apply_code_action"
-    )
+/// The tool called `name`, or `None`: an unknown name is refused, never
+/// taken for another tool.
+pub fn find(name: &str) -> Option<&'static Tool> {
+    TOOLS.iter().find(|tool| tool.name == name)
 }
 
 /// `[{name, description, inputSchema}]` for `tools/list`.
@@ -119,33 +97,9 @@ impl From<String> for Failure {
 /// Runs tool `name`: a `CallToolResult` as JSON, or `None` when there is no
 /// such tool.
 pub async fn call(state: &State, name: &str, arguments: Value) -> Option<Value> {
-    if !TOOLS.iter().any(|tool| tool.name == name) {
-        return None;
-    }
+    let tool = find(name)?;
     let outcome = match Project::open(state, &arguments).await {
-        Ok(project) => match name {
-            "get_all_open_file_paths" => files::open_files(state, &project).await,
-            "get_file_text_by_path" => files::file_text(state, &project, arguments).await,
-            "get_file_problems" => problems::file_problems(state, &project, arguments).await,
-            "find_files_by_glob" => search::by_glob(&project, arguments).await,
-            "find_files_by_name_keyword" => search::by_name_keyword(&project, arguments).await,
-            "search_in_files_by_text" => search::in_files(&project, arguments, false).await,
-            "search_in_files_by_regex" => search::in_files(&project, arguments, true).await,
-            "list_directory_tree" => search::tree(&project, arguments).await,
-            "open_file_in_editor" => files::open_in_editor(state, &project, arguments).await,
-            "get_symbol_info" => lsp::symbol_info(state, &project, arguments).await,
-            "find_definition" => lsp::definition(state, &project, arguments).await,
-            "find_references" => lsp::references(state, &project, arguments).await,
-            "get_document_symbols" => lsp::document_symbols(state, &project, arguments).await,
-            "replace_text_in_file" => edits::text::replace_text(state, &project, arguments).await,
-            "create_new_file" => edits::text::create_file(state, &project, arguments).await,
-            "reformat_file" => edits::lsp::reformat(state, &project, arguments).await,
-            "rename_refactoring" => edits::lsp::rename(state, &project, arguments).await,
-            "get_code_actions" => edits::lsp::code_actions(state, &project, arguments).await,
-            "apply_code_action" => edits::lsp::apply_action(state, &project, arguments).await,
-            "search_symbol" => symbol_search::search(state, &project, arguments).await,
-            _ => problems::project_problems(state, &project, arguments).await,
-        },
+        Ok(project) => (tool.run)(state, &project, arguments).await,
         Err(failure) => Err(failure),
     };
     Some(match outcome {

@@ -8,32 +8,13 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Failure, Project, ProjectTool, arguments, lsp};
+use super::{Answer, Failure, Project, arguments, lsp};
 use crate::nvim::seam::LspQuery;
 use crate::state::State;
 
 /// How long a call waits for the file's language servers to publish their
 /// first diagnostics (a server that never does costs this much).
 const FIRST_DIAGNOSTICS: Duration = Duration::from_secs(5);
-
-pub const FILE_PROBLEMS: ProjectTool = ProjectTool {
-    name: "get_file_problems",
-    description: "Problems (diagnostics from language servers and anything else in vim.diagnostic) of one file, loading it if needed and waiting a few seconds at most for its language servers' first diagnostics; lines and columns are 1-based (columns in UTF-16 code units).",
-    properties: || {
-        json!({
-            "filePath": {"type": "string", "description": "Path relative to the project root"},
-            "errorsOnly": {"type": "boolean", "description": "Only errors, no warnings or hints (default true)"},
-        })
-    },
-    required: &["filePath"],
-};
-
-pub const PROJECT_PROBLEMS: ProjectTool = ProjectTool {
-    name: "get_project_problems",
-    description: "Every problem (diagnostic) Neovim knows, per file; lines and columns are 1-based.",
-    properties: || json!({}),
-    required: &[],
-};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -14,7 +14,7 @@ use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Failure, Project, ProjectTool, arguments};
+use super::{Answer, Failure, Project, arguments};
 
 /// Default and largest time limit of a walk, in milliseconds.
 const DEFAULT_TIMEOUT_MS: u64 = 5_000;
@@ -27,39 +27,11 @@ const MAX_SEARCHED_BYTES: u64 = 8 << 20;
 /// A matching line longer than this is cut in the result.
 const MAX_LINE_CHARS: usize = 500;
 
-fn timeout_schema() -> Value {
+pub(in crate::mcp_tools) fn timeout_schema() -> Value {
     json!({"type": "integer", "minimum": 1, "description": "Time limit in milliseconds (default 5000, at most 30000)"})
 }
 
-pub const GLOB: ProjectTool = ProjectTool {
-    name: "find_files_by_glob",
-    description: "Project files whose path relative to the project root matches a glob (`src/**/*.rs`; a pattern without `/` matches file names at any depth). Files ignored by .gitignore are left out unless addExcluded.",
-    properties: || {
-        json!({
-            "globPattern": {"type": "string", "description": "Glob relative to the project root"},
-            "subDirectoryRelativePath": {"type": "string", "description": "Search only this directory, relative to the project root"},
-            "addExcluded": {"type": "boolean", "description": "Also files ignored by .gitignore (default false)"},
-            "fileCountLimit": {"type": "integer", "minimum": 1, "description": "Most files returned (default 1000)"},
-            "timeout": timeout_schema(),
-        })
-    },
-    required: &["globPattern"],
-};
-
-pub const NAME_KEYWORD: ProjectTool = ProjectTool {
-    name: "find_files_by_name_keyword",
-    description: "Project files whose name contains a keyword (case-insensitive), relative to the project root; .gitignore honoured.",
-    properties: || {
-        json!({
-            "nameKeyword": {"type": "string", "description": "Part of the file name"},
-            "fileCountLimit": {"type": "integer", "minimum": 1, "description": "Most files returned (default 1000)"},
-            "timeout": timeout_schema(),
-        })
-    },
-    required: &["nameKeyword"],
-};
-
-fn search_properties(what: &str, description: &str) -> Value {
+pub(in crate::mcp_tools) fn search_properties(what: &str, description: &str) -> Value {
     json!({
         what: {"type": "string", "description": description},
         "directoryToSearch": {"type": "string", "description": "Search only this directory, relative to the project root"},
@@ -69,33 +41,6 @@ fn search_properties(what: &str, description: &str) -> Value {
         "timeout": timeout_schema(),
     })
 }
-
-pub const TEXT: ProjectTool = ProjectTool {
-    name: "search_in_files_by_text",
-    description: "Lines of project files containing a text: {filePath, line (1-based), lineText}. .gitignore honoured; files that are not UTF-8 are skipped.",
-    properties: || search_properties("searchText", "Text to find"),
-    required: &["searchText"],
-};
-
-pub const REGEX: ProjectTool = ProjectTool {
-    name: "search_in_files_by_regex",
-    description: "Lines of project files matching a regular expression (Rust regex syntax): {filePath, line (1-based), lineText}. .gitignore honoured; files that are not UTF-8 are skipped.",
-    properties: || search_properties("regexPattern", "Regular expression to find"),
-    required: &["regexPattern"],
-};
-
-pub const TREE: ProjectTool = ProjectTool {
-    name: "list_directory_tree",
-    description: "The tree of a project directory, as indented text and as entries {path, type, depth}; .gitignore honoured.",
-    properties: || {
-        json!({
-            "directoryPath": {"type": "string", "description": "Directory relative to the project root (`.` for the root)"},
-            "maxDepth": {"type": "integer", "minimum": 1, "description": "Levels shown below the directory (default 5)"},
-            "timeout": timeout_schema(),
-        })
-    },
-    required: &["directoryPath"],
-};
 
 /// When a walk stops early, and why.
 #[derive(Debug, Clone, Copy, PartialEq)]

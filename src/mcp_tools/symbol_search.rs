@@ -5,23 +5,11 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Failure, Project, ProjectTool, arguments, lsp, lsp_answers};
+use super::{Answer, Failure, Project, arguments, lsp, lsp_answers};
 use crate::nvim::seam::{LspQuery, LuaCall, OpenEditor};
 use crate::state::State;
 
 const DEFAULT_LIMIT: usize = 50;
-
-pub const SEARCH_SYMBOL: ProjectTool = ProjectTool {
-    name: "search_symbol",
-    description: "Symbols whose name matches q across the workspace, from the language servers (what they have indexed), else from the tree-sitter outline of the open buffers: {name, kind, filePath, line, column}, 1-based (columns in UTF-16 code units), the project's own first.",
-    properties: || {
-        json!({
-            "q": {"type": "string", "description": "The name, or part of it, to look for"},
-            "limit": {"type": "integer", "minimum": 1, "description": "At most this many symbols (default 50)"},
-        })
-    },
-    required: &["q"],
-};
 
 #[derive(Debug, Deserialize)]
 struct Args {

@@ -2,15 +2,16 @@
 //! every answered `openDiff` (usually already closed); Claude also sends it
 //! when the person answered in the terminal, so a pending diff is rejected.
 
+use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolError, ToolSpec, arguments, text_content};
+use super::{Call, Tool, ToolError, ToolSpec, arguments, text_content};
 use crate::client::ClientId;
 use crate::diff::pending::DiffOutcome;
 use crate::state::State;
 
-pub const SPEC: ToolSpec = ToolSpec {
+const SPEC: ToolSpec = ToolSpec {
     name: "close_tab",
     description: "Close the diff tab with this name if it is still open.",
     schema: || {
@@ -21,6 +22,19 @@ pub const SPEC: ToolSpec = ToolSpec {
         })
     },
 };
+
+pub const TOOL: Tool = Tool {
+    spec: SPEC,
+    waits_for_the_person: false,
+    parse: |args| Ok(Box::new(parse(args)?)),
+};
+
+#[async_trait]
+impl Call for Args {
+    async fn run(self: Box<Self>, state: &State, client: ClientId) -> Value {
+        run(state, client, *self)
+    }
+}
 
 #[derive(Debug, Deserialize)]
 pub struct Args {

@@ -1,18 +1,37 @@
 //! `getCurrentSelection {}`: the selection (or cursor) of the current
 //! window when it shows a file, shaped like `selection_changed`.
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{ToolSpec, json_text};
+use super::{Call, Tool, ToolSpec, json_text};
 use crate::nvim::seam::LuaCall;
 use crate::selection::Positions;
+use crate::client::ClientId;
 use crate::state::State;
 
-pub const SPEC: ToolSpec = ToolSpec {
+const SPEC: ToolSpec = ToolSpec {
     name: "getCurrentSelection",
     description: "The selected text (or cursor) of Neovim's current window, if it shows a file.",
     schema: || json!({"type": "object", "properties": {}}),
 };
+
+pub const TOOL: Tool = Tool {
+    spec: SPEC,
+    waits_for_the_person: false,
+    parse: |_| Ok(Box::new(Args)),
+};
+
+/// The tool takes no arguments.
+#[derive(Debug)]
+pub struct Args;
+
+#[async_trait]
+impl Call for Args {
+    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
+        run(state).await
+    }
+}
 
 pub async fn run(state: &State) -> Value {
     let positions = state

@@ -2,14 +2,15 @@
 //! client parses, answered from the host's mirror. pi calls it before every
 //! model request and waits forever, so it never waits on Neovim.
 
+use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolError, ToolSpec, arguments, text_content};
+use super::{Call, Tool, ToolError, ToolSpec, arguments, text_content};
 use crate::client::{ClientId, ClientKind};
 use crate::state::State;
 
-pub const SPEC: ToolSpec = ToolSpec {
+const SPEC: ToolSpec = ToolSpec {
     name: "getDiagnostics",
     description: "Diagnostics (errors, warnings) Neovim knows for one file uri, or for every open buffer.",
     schema: || {
@@ -19,6 +20,19 @@ pub const SPEC: ToolSpec = ToolSpec {
         })
     },
 };
+
+pub const TOOL: Tool = Tool {
+    spec: SPEC,
+    waits_for_the_person: false,
+    parse: |args| Ok(Box::new(parse(args)?)),
+};
+
+#[async_trait]
+impl Call for Args {
+    async fn run(self: Box<Self>, state: &State, client: ClientId) -> Value {
+        run(state, client, *self).await
+    }
+}
 
 #[derive(Debug, Deserialize)]
 pub struct Args {

@@ -1,18 +1,37 @@
 //! `getOpenEditors {}`: the listed file buffers; the current window's one
 //! is active.
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{ToolSpec, json_text, language_id};
+use super::{Call, Tool, ToolSpec, json_text, language_id};
 use crate::nvim::seam::{LuaCall, OpenEditor};
 use crate::selection::file_url;
+use crate::client::ClientId;
 use crate::state::State;
 
-pub const SPEC: ToolSpec = ToolSpec {
+const SPEC: ToolSpec = ToolSpec {
     name: "getOpenEditors",
     description: "The files open in Neovim (listed buffers): uri, label, language, unsaved changes, which is current.",
     schema: || json!({"type": "object", "properties": {}}),
 };
+
+pub const TOOL: Tool = Tool {
+    spec: SPEC,
+    waits_for_the_person: false,
+    parse: |_| Ok(Box::new(Args)),
+};
+
+/// The tool takes no arguments.
+#[derive(Debug)]
+pub struct Args;
+
+#[async_trait]
+impl Call for Args {
+    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
+        run(state).await
+    }
+}
 
 pub async fn run(state: &State) -> Value {
     let editors = match state

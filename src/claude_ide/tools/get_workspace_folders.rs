@@ -2,17 +2,36 @@
 //! announces; none (and why) when it is no project (`/`, the home
 //! directory or above).
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{ToolSpec, json_text, workspace};
+use super::{Call, Tool, ToolSpec, json_text, workspace};
 use crate::selection::file_url;
+use crate::client::ClientId;
 use crate::state::State;
 
-pub const SPEC: ToolSpec = ToolSpec {
+const SPEC: ToolSpec = ToolSpec {
     name: "getWorkspaceFolders",
     description: "The workspace folder: Neovim's current directory.",
     schema: || json!({"type": "object", "properties": {}}),
 };
+
+pub const TOOL: Tool = Tool {
+    spec: SPEC,
+    waits_for_the_person: false,
+    parse: |_| Ok(Box::new(Args)),
+};
+
+/// The tool takes no arguments.
+#[derive(Debug)]
+pub struct Args;
+
+#[async_trait]
+impl Call for Args {
+    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
+        run(state).await
+    }
+}
 
 pub async fn run(state: &State) -> Value {
     match workspace(state).await {

@@ -1,6 +1,7 @@
 //! MCP tools, one file each, and the registry behind `tools/list` and
 //! `tools/call`. Tools talk to the editor through [`State`], never to sockets.
 
+use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -10,18 +11,6 @@ use crate::jsonrpc;
 use crate::nvim::seam::LuaCall;
 use crate::state::State;
 
-mod check_document_dirty;
-mod close_all_diff_tabs;
-mod close_tab;
-mod get_current_selection;
-mod get_diagnostics;
-mod get_latest_selection;
-mod get_open_editors;
-mod get_workspace_folders;
-mod open_diff;
-mod open_file;
-mod save_document;
-
 /// What `tools/list` says about a tool.
 pub struct ToolSpec {
     pub name: &'static str,
@@ -30,20 +19,45 @@ pub struct ToolSpec {
     pub schema: fn() -> Value,
 }
 
-/// Every tool served, in `tools/list` order.
-pub const TOOLS: &[ToolSpec] = &[
-    open_diff::SPEC,
-    close_tab::SPEC,
-    close_all_diff_tabs::SPEC,
-    get_diagnostics::SPEC,
-    open_file::SPEC,
-    get_current_selection::SPEC,
-    get_latest_selection::SPEC,
-    get_open_editors::SPEC,
-    get_workspace_folders::SPEC,
-    check_document_dirty::SPEC,
-    save_document::SPEC,
-];
+/// A tool: its spec, whether it waits for the person, and how a call's
+/// arguments become the call to run. Each lives in a file of its own.
+pub struct Tool {
+    pub spec: ToolSpec,
+    /// It shows something the person decides on (`openDiff`).
+    pub waits_for_the_person: bool,
+    /// Checks the arguments without touching the editor.
+    pub parse: fn(Value) -> Result<Box<dyn Call>, ToolError>,
+}
+
+/// A call whose arguments were checked, ready to run.
+#[async_trait]
+pub trait Call: Send + std::fmt::Debug {
+    async fn run(self: Box<Self>, state: &State, client: ClientId) -> Value;
+}
+
+/// Declares each tool's module and lists their `TOOL`s, in `tools/list`
+/// order: a file `NAME.rs` holds the tool called NAME (or its camelCase).
+macro_rules! registry {
+    ($($tool:ident,)*) => {
+        $(mod $tool;)*
+        /// Every tool served, in `tools/list` order.
+        pub const TOOLS: &[Tool] = &[$($tool::TOOL,)*];
+    };
+}
+
+registry! {
+    open_diff,
+    close_tab,
+    close_all_diff_tabs,
+    get_diagnostics,
+    open_file,
+    get_current_selection,
+    get_latest_selection,
+    get_open_editors,
+    get_workspace_folders,
+    check_document_dirty,
+    save_document,
+}
 
 /// A JSON-RPC error from a tool call.
 #[derive(Debug, PartialEq)]
@@ -64,24 +78,17 @@ impl ToolError {
 pub fn list() -> Value {
     TOOLS
         .iter()
-        .map(|tool| json!({"name": tool.name, "description": tool.description, "inputSchema": (tool.schema)()}))
+        .map(|tool| &tool.spec)
+        .map(|spec| json!({"name": spec.name, "description": spec.description, "inputSchema": (spec.schema)()}))
         .collect()
 }
 
 /// A `tools/call` whose tool exists and whose arguments were checked.
 #[derive(Debug)]
-pub enum ToolCall {
-    OpenDiff(open_diff::Request),
-    CloseTab(close_tab::Args),
-    CloseAllDiffTabs,
-    GetDiagnostics(get_diagnostics::Args),
-    OpenFile(open_file::Args),
-    GetCurrentSelection,
-    GetLatestSelection,
-    GetOpenEditors,
-    GetWorkspaceFolders,
-    CheckDocumentDirty(check_document_dirty::Args),
-    SaveDocument(save_document::Args),
+pub struct ToolCall {
+    pub name: &'static str,
+    pub waits_for_the_person: bool,
+    call: Box<dyn Call>,
 }
 
 /// Checks `tools/call {name, arguments}` without touching the editor.
@@ -95,43 +102,23 @@ pub fn parse_call(params: &Value) -> Result<ToolCall, ToolError> {
         None | Some(Value::Null) => json!({}),
         Some(arguments) => arguments.clone(),
     };
-    match name {
-        "openDiff" => Ok(ToolCall::OpenDiff(open_diff::parse(arguments))),
-        "close_tab" => close_tab::parse(arguments).map(ToolCall::CloseTab),
-        "closeAllDiffTabs" => Ok(ToolCall::CloseAllDiffTabs),
-        "getDiagnostics" => get_diagnostics::parse(arguments).map(ToolCall::GetDiagnostics),
-        "openFile" => open_file::parse(arguments).map(ToolCall::OpenFile),
-        "getCurrentSelection" => Ok(ToolCall::GetCurrentSelection),
-        "getLatestSelection" => Ok(ToolCall::GetLatestSelection),
-        "getOpenEditors" => Ok(ToolCall::GetOpenEditors),
-        "getWorkspaceFolders" => Ok(ToolCall::GetWorkspaceFolders),
-        "checkDocumentDirty" => {
-            check_document_dirty::parse(arguments).map(ToolCall::CheckDocumentDirty)
-        }
-        "saveDocument" => save_document::parse(arguments).map(ToolCall::SaveDocument),
-        // Claude tolerates -32601 for tools an editor lacks.
-        _ => Err(ToolError {
+    // Claude tolerates -32601 for tools an editor lacks.
+    let Some(tool) = TOOLS.iter().find(|tool| tool.spec.name == name) else {
+        return Err(ToolError {
             code: jsonrpc::METHOD_NOT_FOUND,
             message: format!("Unknown tool: {name}"),
-        }),
-    }
+        });
+    };
+    Ok(ToolCall {
+        name: tool.spec.name,
+        waits_for_the_person: tool.waits_for_the_person,
+        call: (tool.parse)(arguments)?,
+    })
 }
 
 /// Runs a checked tool call.
 pub async fn run(state: &State, client: ClientId, call: ToolCall) -> Value {
-    match call {
-        ToolCall::OpenDiff(request) => open_diff::run(state, client, request).await,
-        ToolCall::CloseTab(args) => close_tab::run(state, client, args),
-        ToolCall::CloseAllDiffTabs => close_all_diff_tabs::run(state, client),
-        ToolCall::GetDiagnostics(args) => get_diagnostics::run(state, client, args).await,
-        ToolCall::OpenFile(args) => open_file::run(state, args).await,
-        ToolCall::GetCurrentSelection => get_current_selection::run(state).await,
-        ToolCall::GetLatestSelection => get_latest_selection::run(state).await,
-        ToolCall::GetOpenEditors => get_open_editors::run(state).await,
-        ToolCall::GetWorkspaceFolders => get_workspace_folders::run(state).await,
-        ToolCall::CheckDocumentDirty(args) => check_document_dirty::run(state, args).await,
-        ToolCall::SaveDocument(args) => save_document::run(state, args).await,
-    }
+    call.call.run(state, client).await
 }
 
 /// The arguments of the tools that take one file.
@@ -207,7 +194,7 @@ mod tests {
     #[test]
     fn the_editor_tools_parse_their_arguments() {
         let call = parse_call(&json!({"name": "openFile", "arguments": {"filePath": "a"}}));
-        assert!(matches!(call, Ok(ToolCall::OpenFile(_))), "{call:?}");
+        assert_eq!(call.map(|c| c.name).ok(), Some("openFile"));
         for name in ["openFile", "checkDocumentDirty", "saveDocument"] {
             let error = parse_call(&json!({"name": name, "arguments": {}})).unwrap_err();
             assert_eq!(error.code, jsonrpc::INVALID_PARAMS, "{name}");
@@ -220,6 +207,34 @@ mod tests {
         ] {
             assert!(parse_call(&json!({"name": name})).is_ok(), "{name}");
         }
+    }
+
+    #[test]
+    fn every_tool_file_is_registered_under_its_own_name_once() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/claude_ide/tools");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .filter_map(|name| name.strip_suffix(".rs").map(str::to_owned))
+            .filter(|name| name != "mod")
+            .collect();
+        files.sort();
+        // `close_tab` is named as is; the others in camelCase.
+        let snake = |name: &str| {
+            name.chars().fold(String::new(), |mut out, c| {
+                if c.is_ascii_uppercase() {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_lowercase());
+                out
+            })
+        };
+        let mut names: Vec<String> = TOOLS.iter().map(|tool| snake(tool.spec.name)).collect();
+        names.sort();
+        assert_eq!(names, files, "one file per tool, named for it");
+        let mut unique = names.clone();
+        unique.dedup();
+        assert_eq!(unique, names, "each name once");
     }
 
     #[test]

@@ -4,17 +4,18 @@
 //! `FILE_SAVED`. A path that leads out of the workspace folder (or a
 //! workspace that is no project) is `DIFF_REJECTED`, and the person told.
 
+use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolSpec, confine, text_content, workspace};
+use super::{Call, Tool, ToolSpec, confine, text_content, workspace};
 use crate::client::ClientId;
 use crate::diff::pending::DiffOutcome;
 use crate::diff::prepare::prepare;
 use crate::nvim::seam::LuaCall;
 use crate::state::{DiffTarget, State};
 
-pub const SPEC: ToolSpec = ToolSpec {
+const SPEC: ToolSpec = ToolSpec {
     name: "openDiff",
     description: "Show a proposed change as a diff in Neovim and wait until the person accepts or rejects it.",
     schema: || {
@@ -30,6 +31,19 @@ pub const SPEC: ToolSpec = ToolSpec {
         })
     },
 };
+
+pub const TOOL: Tool = Tool {
+    spec: SPEC,
+    waits_for_the_person: true,
+    parse: |args| Ok(Box::new(parse(args))),
+};
+
+#[async_trait]
+impl Call for Request {
+    async fn run(self: Box<Self>, state: &State, client: ClientId) -> Value {
+        run(state, client, *self).await
+    }
+}
 
 #[derive(Debug, Deserialize)]
 pub struct Args {

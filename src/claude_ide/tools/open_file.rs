@@ -4,16 +4,18 @@
 //! `endText`, or only loads it when `makeFrontmost` is false. Neovim has no
 //! preview tabs, so `preview` changes nothing.
 
+use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{
+use super::{Call, Tool, 
     ToolError, ToolSpec, arguments, confine, json_text, language_id, text_content, workspace,
 };
 use crate::nvim::seam::{LuaCall, OpenFile, OpenedFile};
+use crate::client::ClientId;
 use crate::state::State;
 
-pub const SPEC: ToolSpec = ToolSpec {
+const SPEC: ToolSpec = ToolSpec {
     name: "openFile",
     description: "Open a file of the workspace in Neovim, optionally selecting from startText to endText.",
     schema: || {
@@ -31,6 +33,19 @@ pub const SPEC: ToolSpec = ToolSpec {
         })
     },
 };
+
+pub const TOOL: Tool = Tool {
+    spec: SPEC,
+    waits_for_the_person: false,
+    parse: |args| Ok(Box::new(parse(args)?)),
+};
+
+#[async_trait]
+impl Call for Args {
+    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
+        run(state, *self).await
+    }
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

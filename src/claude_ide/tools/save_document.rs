@@ -3,27 +3,44 @@
 //! since Neovim read it is refused, not overwritten), and never where a
 //! link swapped in since the path was checked would lead.
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{
+use super::{Call, Tool, 
     FilePathArgs, ToolError, ToolSpec, arguments, confine, file_path_schema, json_text, workspace,
 };
 use crate::nvim::seam::{LuaCall, SaveOutcome};
+use crate::client::ClientId;
 use crate::state::State;
 
-pub const SPEC: ToolSpec = ToolSpec {
+const SPEC: ToolSpec = ToolSpec {
     name: "saveDocument",
     description: "Write the unsaved changes of a workspace file's buffer to disk.",
     schema: file_path_schema,
 };
 
-pub type Args = FilePathArgs;
+pub const TOOL: Tool = Tool {
+    spec: SPEC,
+    waits_for_the_person: false,
+    parse: |args| Ok(Box::new(parse(args)?)),
+};
 
-pub fn parse(args: Value) -> Result<Args, ToolError> {
-    arguments("saveDocument", args)
+#[async_trait]
+impl Call for Args {
+    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
+        run(state, *self).await
+    }
 }
 
-pub async fn run(state: &State, args: Args) -> Value {
+/// The file asked about.
+#[derive(Debug)]
+pub struct Args(FilePathArgs);
+
+pub fn parse(args: Value) -> Result<Args, ToolError> {
+    arguments("saveDocument", args).map(Args)
+}
+
+pub async fn run(state: &State, Args(args): Args) -> Value {
     let answer = |path: &str, success: bool, saved: bool, message: String| {
         json_text(json!({"success": success, "filePath": path, "saved": saved, "message": message}))
     };

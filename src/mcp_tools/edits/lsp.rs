@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::super::{Answer, Failure, Project, ProjectTool, arguments};
+use super::super::{Answer, Failure, Project, arguments};
 use super::current::Current;
 use super::{Change, propose};
 use crate::nvim::seam::{LspEditQuery, LuaCall};
@@ -20,50 +20,6 @@ use crate::state::State;
 /// Bound of one request in Neovim; a cold server analysing a project for
 /// a rename takes seconds.
 const TIMEOUT: Duration = Duration::from_secs(20);
-
-pub const REFORMAT: ProjectTool = ProjectTool {
-    name: "reformat_file",
-    description: "Reformat a project file with its language server (LSP formatting). The person reviews the change as a diff unless they turned approval off.",
-    properties: || json!({"path": {"type": "string", "description": "Path relative to the project root"}}),
-    required: &["path"],
-};
-
-pub const RENAME: ProjectTool = ProjectTool {
-    name: "rename_refactoring",
-    description: "Rename a symbol across the project with the language server. The symbol is the one at the 1-based line and column, else the first definition of symbolName in the file. Every changed file is shown to the person as a diff (unless approval is off); the result lists the files applied and declined.",
-    properties: || {
-        json!({
-            "pathInProject": {"type": "string", "description": "Path relative to the project root of a file with the symbol"},
-            "newName": {"type": "string", "description": "The new name"},
-            "symbolName": {"type": "string", "description": "The symbol's current name, when no line and column are given (or to find it on the given line)"},
-            "line": {"type": "integer", "minimum": 1, "description": "1-based line of the symbol"},
-            "column": {"type": "integer", "minimum": 1, "description": "1-based column (UTF-16 code units) of the symbol"},
-        })
-    },
-    required: &["pathInProject", "newName"],
-};
-
-pub const CODE_ACTIONS: ProjectTool = ProjectTool {
-    name: "get_code_actions",
-    description: "The language servers' code actions (quick fixes, refactorings) at a 1-based position or range, with the diagnostics there: [{id, title, kind}]. apply_code_action applies one.",
-    properties: || {
-        json!({
-            "filePath": {"type": "string", "description": "Path relative to the project root"},
-            "line": {"type": "integer", "minimum": 1, "description": "1-based line"},
-            "column": {"type": "integer", "minimum": 1, "description": "1-based column (UTF-16 code units)"},
-            "endLine": {"type": "integer", "minimum": 1, "description": "1-based last line of a range (default: line)"},
-            "endColumn": {"type": "integer", "minimum": 1, "description": "1-based column where the range ends (default: column)"},
-        })
-    },
-    required: &["filePath", "line", "column"],
-};
-
-pub const APPLY_CODE_ACTION: ProjectTool = ProjectTool {
-    name: "apply_code_action",
-    description: "Apply a code action get_code_actions listed, by id. Its edits are shown to the person as diffs (unless approval is off). Actions that only run a command on the language server are not supported.",
-    properties: || json!({"id": {"type": "string", "description": "An id from get_code_actions"}}),
-    required: &["id"],
-};
 
 #[derive(Debug, Deserialize)]
 struct ReformatArgs {

@@ -4,40 +4,12 @@
 
 use regex::{NoExpand, RegexBuilder};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::super::{Answer, Failure, Project, ProjectTool, arguments};
+use super::super::{Answer, Failure, Project, arguments};
 use super::current::Current;
 use super::{Change, propose};
 use crate::state::State;
-
-pub const REPLACE: ProjectTool = ProjectTool {
-    name: "replace_text_in_file",
-    description: "Replace text in a project file (the buffer's text when it is open in Neovim, unsaved edits included). The person reviews the change as a diff unless they turned approval off; the result says whether it was applied, declined (isError) or changed by them.",
-    properties: || {
-        json!({
-            "pathInProject": {"type": "string", "description": "Path relative to the project root"},
-            "oldText": {"type": "string", "description": "Text to find (exactly, newlines as \\n)"},
-            "newText": {"type": "string", "description": "Text to put in its place"},
-            "replaceAll": {"type": "boolean", "description": "Replace every occurrence (default true), else the first"},
-            "caseSensitive": {"type": "boolean", "description": "Match case (default true)"},
-        })
-    },
-    required: &["pathInProject", "oldText", "newText"],
-};
-
-pub const CREATE: ProjectTool = ProjectTool {
-    name: "create_new_file",
-    description: "Create a project file with the given text (directories included, once the person approved it). Refused when the file exists unless overwrite is true.",
-    properties: || {
-        json!({
-            "pathInProject": {"type": "string", "description": "Path relative to the project root"},
-            "text": {"type": "string", "description": "The file's contents (default empty)"},
-            "overwrite": {"type": "boolean", "description": "Replace an existing file (default false)"},
-        })
-    },
-    required: &["pathInProject"],
-};
 
 fn yes() -> bool {
     true
@@ -154,6 +126,8 @@ pub async fn create_file(state: &State, project: &Project, args: Value) -> Answe
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn args(old: &str, new: &str, all: bool, case: bool) -> ReplaceArgs {
