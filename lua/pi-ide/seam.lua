@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 13
+M.VERSION = 14
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -98,8 +98,9 @@ M.calls = {
     return require("pi-ide.mcp.buffer_lines").rows(wanted)
   end,
   -- MCP edit tools: starts { id, kind, path, ... } (format, rename,
-  -- code_actions, apply_action) and returns at once; the answer (new file
-  -- texts, or code actions) follows as the `lsp_answer` event.
+  -- code_actions, apply_action) and returns at once; the answer (the
+  -- server's WorkspaceEdit with its encoding, or code actions) follows as
+  -- the `lsp_answer` event.
   lsp_edit = function(query)
     require("pi-ide.mcp.lsp_edits").request(query)
   end,

@@ -17,7 +17,7 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    fn parse(name: Option<&str>) -> Encoding {
+    pub fn parse(name: Option<&str>) -> Encoding {
         match name {
             Some("utf-8") => Encoding::Utf8,
             Some("utf-32") => Encoding::Utf32,

@@ -1,10 +1,10 @@
 -- The MCP edit tools' LSP requests (seam call `lsp_edit`): formatting,
 -- rename, code actions. Made with callbacks so Neovim never waits; the
--- answer goes back as the `lsp_answer` event, with each changed file's new
--- text computed by mcp/text.lua without touching any buffer. Positions
--- from the host are 0-based with UTF-16 characters.
+-- answer goes back as the `lsp_answer` event with the server's own edit
+-- (a WorkspaceEdit) and its offset encoding: the host applies it to the
+-- text it reads, so nothing here grows with the edit. Positions from the
+-- host are 0-based with UTF-16 characters.
 local lsp_buffer = require("pi-ide.mcp.buffer")
-local text = require("pi-ide.mcp.text")
 local answer, convert = lsp_buffer.answer, lsp_buffer.convert
 
 local M = {}
@@ -49,13 +49,9 @@ local function request(client, method, params, buf, deadline, done)
   end, math.max(deadline - vim.uv.now(), 1))
 end
 
---- Answers with the files `edit` (a WorkspaceEdit) changes.
+--- Answers with `edit` (a WorkspaceEdit) as the server sent it.
 local function answer_edit(query, edit, encoding, note)
-  local files, problem = text.workspace_edit(edit, encoding)
-  if not files then
-    return answer(query.id, { error = problem })
-  end
-  answer(query.id, { result = { files = files, note = note } })
+  answer(query.id, { result = { edit = edit, encoding = encoding or "utf-16", note = note } })
 end
 
 local function format(query, buf, client, deadline)
@@ -67,12 +63,11 @@ local function format(query, buf, client, deadline)
     if err then
       return answer(query.id, { error = message(client, err) })
     end
-    local files = {}
+    local changes = {}
     if type(edits) == "table" and #edits > 0 then
-      files[1] =
-        { path = query.path, text = text.apply_edits(text.read(query.path) or "", edits, client.offset_encoding) }
+      changes[vim.uri_from_bufnr(buf)] = edits
     end
-    answer(query.id, { result = { files = files } })
+    answer_edit(query, { changes = changes }, client.offset_encoding)
   end)
 end
 

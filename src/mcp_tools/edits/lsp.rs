@@ -2,9 +2,10 @@
 //! `rename_refactoring {pathInProject, newName, symbolName?, line?,
 //! column?}`, `get_code_actions {filePath, line, column, endLine?,
 //! endColumn?}` and `apply_code_action {id}`. Lua makes the request
-//! without blocking Neovim and computes each changed file's new text
-//! without touching its buffer; the texts then go through
-//! [`super::propose`]. Positions here are 1-based, UTF-16 columns.
+//! without blocking Neovim and passes the server's edit on with its offset
+//! encoding; here each file's edits are applied to the text it holds
+//! ([`super::text_edits`]) and the texts go through [`super::propose`].
+//! Positions here are 1-based, UTF-16 columns.
 
 use std::time::Duration;
 
@@ -13,7 +14,8 @@ use serde_json::{Value, json};
 
 use super::super::{Answer, Failure, Project, arguments};
 use super::current::Current;
-use super::{Change, propose};
+use super::{Change, propose, text_edits};
+use crate::mcp_tools::lsp_answers::Encoding;
 use crate::nvim::seam::{LspEditQuery, LuaCall};
 use crate::state::State;
 
@@ -90,30 +92,33 @@ async fn ask(state: &State, project: &Project, mut query: LspEditQuery) -> Resul
     }
 }
 
-/// The answer's `{files: [{path, text}]}` as changes, refused as a whole
-/// when any file lies outside the project root.
+/// The answer's `{edit, encoding}` (a `WorkspaceEdit` and the server's
+/// offset encoding) as changes, each file's edits applied here to the text
+/// it holds now; refused as a whole when any file lies outside the project
+/// root.
 async fn changes(state: &State, project: &Project, result: &Value) -> Result<Vec<Change>, Failure> {
-    let files = result
-        .get("files")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let encoding = Encoding::parse(result.get("encoding").and_then(Value::as_str));
+    let files = text_edits::by_file(result.get("edit").unwrap_or(&Value::Null)).map_err(Failure)?;
     let mut outside = vec![];
     let mut changes = vec![];
-    for file in files {
-        let (Some(path), Some(after)) = (file["path"].as_str(), file["text"].as_str()) else {
-            continue;
-        };
-        match project.confine(path) {
+    for (path, edits) in files {
+        match project.confine(&path) {
             Ok(file) => {
                 let before = Current::read(state, &file).await?;
+                if !before.exists {
+                    return Err(Failure(format!(
+                        "the edit changes {}, which does not exist; nothing was changed",
+                        project.relative(&path)
+                    )));
+                }
+                let after = text_edits::apply(&before.lf_text(), &edits, encoding);
                 changes.push(Change {
                     path: file.path,
                     before,
-                    after: after.to_owned(),
+                    after,
                 });
             }
-            Err(_) => outside.push(path.to_owned()),
+            Err(_) => outside.push(path),
         }
     }
     if !outside.is_empty() {

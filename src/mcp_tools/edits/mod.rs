@@ -12,6 +12,7 @@
 //! * [`text`]    – `replace_text_in_file`, `create_new_file`.
 //! * [`lsp`]     – `reformat_file`, `rename_refactoring`,
 //!   `get_code_actions`, `apply_code_action`, from language servers.
+//! * [`text_edits`] – language servers' edits applied to a file's text.
 //! * [`report`]  – what the agent is told.
 
 mod accept;
@@ -19,6 +20,7 @@ pub mod current;
 pub mod lsp;
 mod report;
 pub mod text;
+mod text_edits;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
