@@ -323,6 +323,23 @@ function M.on_client(event, client)
 end
 
 --- A plain table describing the host, its clients and the open diffs.
+---@class pi-ide.Status
+---@field running boolean
+---@field port? integer The WebSocket's port.
+---@field lockfile? string
+---@field claude_lockfile? string
+---@field socket? string pi's context socket.
+---@field socket_error? string
+---@field pid? integer The host's process.
+---@field version? string
+---@field mcp_url? string
+---@field mcp_error? string
+---@field mcp_token_file? string
+---@field mcp_token_warning? string
+---@field clients { id: integer, kind: string, name?: string, pid?: integer }[]
+---@field diffs { tab_name: string, path: string, client: string }[]
+
+---@return pi-ide.Status
 function M.status()
   local clients = {}
   for _, client in pairs(state.clients) do
