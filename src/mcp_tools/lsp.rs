@@ -102,7 +102,7 @@ fn result(answer: LspAnswer, project: &Project, path: &str) -> Result<Value, Fai
     }
 }
 
-async fn at_position(
+pub(in crate::mcp_tools) async fn at_position(
     state: &State,
     project: &Project,
     tool: &str,
@@ -159,7 +159,11 @@ fn utf16(position: &Position, texts: &line_text::LineTexts) -> u64 {
 
 /// The servers' locations, each once, in order, as 1-based ones relative
 /// to the root with their line's text.
-async fn locations(state: &State, project: &Project, found: &Value) -> Answer {
+pub(in crate::mcp_tools) async fn locations(
+    state: &State,
+    project: &Project,
+    found: &Value,
+) -> Answer {
     let mut found = lsp_answers::locations(found);
     let cut = line_text::keep_files(&mut found, |p| &p.path);
     let wanted = line_text::rows(found.iter().map(|p| (p.path.as_str(), p.line)));

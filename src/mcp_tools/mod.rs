@@ -16,11 +16,13 @@
 //!   per file, accept-all / reject-all for several), and the edits that
 //!   language servers compute.
 //! * [`symbol_search`] – workspace symbols, else the tree-sitter outline.
+//! * [`git`]      – git run in the host, bounded in time and output.
 //! * [`routing`]  – which project a call is about (`projectPath`), and
 //!   keeping its paths inside it.
 
 mod edits;
 mod files;
+mod git;
 mod line_text;
 mod lsp;
 mod lsp_answers;

@@ -4,7 +4,8 @@
 -- columns, converted to each server's encoding; answers are the servers'
 -- own results with their encodings, which the host converts and completes
 -- with line text off the UI thread (so nothing here grows with the answer
--- beyond passing it on). Kinds: hover, definition, references, symbols (of
+-- beyond passing it on). Kinds: hover, definition, references,
+-- implementation, type_definition, declaration, symbols (of
 -- a file), workspace_symbols (query.text) and problems (a file's
 -- diagnostics, see mcp/problems.lua).
 local lsp_buffer = require("pi-ide.mcp.buffer")
@@ -16,6 +17,9 @@ local methods = {
   hover = "textDocument/hover",
   definition = "textDocument/definition",
   references = "textDocument/references",
+  implementation = "textDocument/implementation",
+  type_definition = "textDocument/typeDefinition",
+  declaration = "textDocument/declaration",
   symbols = "textDocument/documentSymbol",
 }
 

@@ -3,7 +3,7 @@
 //! lineText}, 1-based.
 
 use super::Tool;
-use super::super::lsp::{position_properties};
+use super::super::lsp::position_properties;
 
 pub const TOOL: Tool = Tool {
     name: "find_definition",

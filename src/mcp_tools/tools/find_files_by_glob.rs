@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::Tool;
-use super::super::search::{timeout_schema};
+use super::super::search::timeout_schema;
 
 pub const TOOL: Tool = Tool {
     name: "find_files_by_glob",

@@ -3,7 +3,7 @@
 //! markdown.
 
 use super::Tool;
-use super::super::lsp::{position_properties};
+use super::super::lsp::position_properties;
 
 pub const TOOL: Tool = Tool {
     name: "get_symbol_info",

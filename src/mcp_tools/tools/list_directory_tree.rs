@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::Tool;
-use super::super::search::{timeout_schema};
+use super::super::search::timeout_schema;
 
 pub const TOOL: Tool = Tool {
     name: "list_directory_tree",

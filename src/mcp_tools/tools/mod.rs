@@ -29,6 +29,9 @@ registry! {
     get_symbol_info,
     find_definition,
     find_references,
+    find_implementations,
+    find_type_definition,
+    find_declaration,
     get_document_symbols,
     replace_text_in_file,
     create_new_file,
@@ -37,6 +40,8 @@ registry! {
     get_code_actions,
     apply_code_action,
     search_symbol,
+    get_project_vcs_status,
+    get_file_diff,
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! .gitignore honoured; files that are not UTF-8 are skipped.
 
 use super::Tool;
-use super::super::search::{search_properties};
+use super::super::search::search_properties;
 
 pub const TOOL: Tool = Tool {
     name: "search_in_files_by_regex",
