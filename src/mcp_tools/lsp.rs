@@ -59,6 +59,7 @@ async fn ask(
         character,
         text: None,
         timeout_ms: TIMEOUT.as_millis() as u64,
+        ..Default::default()
     };
     send(state, query).await
 }

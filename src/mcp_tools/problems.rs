@@ -30,7 +30,53 @@ fn yes() -> bool {
 
 pub async fn file_problems(state: &State, project: &Project, args: Value) -> Answer {
     let args: FileArgs = arguments("get_file_problems", args)?;
-    let path = project.resolve(&args.file_path)?;
+    let found = of_file(state, project, &args.file_path, args.errors_only).await?;
+    Ok((found.text(), found.structured()))
+}
+
+/// One file's problems, once its servers published (or the wait ended).
+pub struct FileProblems {
+    /// Relative to the project.
+    pub file_path: String,
+    pub errors: Vec<Value>,
+    pub no_server: bool,
+    /// Servers that published nothing for the file in time.
+    pub silent: Vec<String>,
+}
+
+impl FileProblems {
+    pub fn text(&self) -> String {
+        let mut text = render(&[(self.file_path.clone(), self.errors.clone())]);
+        if self.no_server {
+            text.push_str("\n(no language server is attached to this file)");
+        } else if !self.silent.is_empty() {
+            text.push_str(&format!(
+                "\n({} published no diagnostics for this file within {} s)",
+                self.silent.join(", "),
+                FIRST_DIAGNOSTICS.as_secs()
+            ));
+        }
+        text
+    }
+
+    pub fn structured(&self) -> Value {
+        let mut structured = json!({"filePath": self.file_path, "errors": self.errors});
+        if !self.no_server && !self.silent.is_empty() {
+            structured["serversNotReported"] = json!(self.silent);
+        }
+        structured
+    }
+}
+
+/// The problems of `given` (errors only, or all), the file loaded and its
+/// servers' first diagnostics waited for, boundedly.
+pub async fn of_file(
+    state: &State,
+    project: &Project,
+    given: &str,
+    errors_only: bool,
+) -> Result<FileProblems, Failure> {
+    let path = project.resolve(given)?;
     let relative = project.relative(&path);
     let query = LspQuery {
         id: 0,
@@ -40,6 +86,7 @@ pub async fn file_problems(state: &State, project: &Project, args: Value) -> Ans
         character: 0,
         text: None,
         timeout_ms: FIRST_DIAGNOSTICS.as_millis() as u64,
+        ..Default::default()
     };
     let answer = lsp::send(state, query).await?;
     if let Some(error) = answer.error {
@@ -47,23 +94,19 @@ pub async fn file_problems(state: &State, project: &Project, args: Value) -> Ans
     }
     let found = answer.result.unwrap_or_default();
     let errors: Vec<Value> = list(&found["diagnostics"])
-        .filter(|d| !args.errors_only || severity_number(d) == 1)
+        .filter(|d| !errors_only || severity_number(d) == 1)
         .map(problem)
         .collect();
-    let mut text = render(&[(relative.clone(), errors.clone())]);
-    let mut structured = json!({"filePath": relative, "errors": errors});
-    let silent: Vec<&str> = list(&found["pending"]).filter_map(Value::as_str).collect();
-    if answer.no_server {
-        text.push_str("\n(no language server is attached to this file)");
-    } else if !silent.is_empty() {
-        text.push_str(&format!(
-            "\n({} published no diagnostics for this file within {} s)",
-            silent.join(", "),
-            FIRST_DIAGNOSTICS.as_secs()
-        ));
-        structured["serversNotReported"] = json!(silent);
-    }
-    Ok((text, structured))
+    let silent = list(&found["pending"])
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+    Ok(FileProblems {
+        file_path: relative,
+        errors,
+        no_server: answer.no_server,
+        silent,
+    })
 }
 
 /// The items of a list from Lua (where an empty one arrives as a map).

@@ -28,6 +28,7 @@ pub async fn search(state: &State, project: &Project, args: Value) -> Answer {
         character: 0,
         text: Some(args.q.clone()),
         timeout_ms: lsp::TIMEOUT.as_millis() as u64,
+        ..Default::default()
     };
     let answer = lsp::send(state, query).await?;
     let (mut symbols, source) = if answer.no_server {

@@ -20,6 +20,7 @@ registry! {
     get_file_text_by_path,
     get_file_problems,
     get_project_problems,
+    lint_files,
     find_files_by_glob,
     find_files_by_name_keyword,
     search_in_files_by_text,

@@ -300,6 +300,7 @@ mod tests {
                 character: 4,
                 text: None,
                 timeout_ms: 5000,
+                ..Default::default()
             }),
             LuaCall::ModifiedBuffers,
             LuaCall::BufferLines(vec![BufferRows {

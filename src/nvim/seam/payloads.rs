@@ -230,12 +230,16 @@ pub struct SaveOutcome {
 
 /// An LSP request for Lua to make; positions are 0-based, `character` in
 /// UTF-16 code units.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct LspQuery {
     pub id: u64,
-    /// `hover`, `definition`, `references`, `symbols`, `problems` (the
-    /// file's diagnostics once its servers published) or
-    /// `workspace_symbols` (of `text`, across the servers; no `path`).
+    /// `hover`, `definition`, `references`, `implementation`,
+    /// `type_definition`, `declaration`, `symbols`, `problems` (the file's
+    /// diagnostics once its servers published), `workspace_symbols` (of
+    /// `text`, across the servers; no `path`), `call_hierarchy` and
+    /// `type_hierarchy` (prepare at the position) or one of
+    /// `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes` (of
+    /// `item`, asked of client `client_id`; no position).
     pub kind: &'static str,
     /// Absolute.
     pub path: String,
@@ -244,6 +248,12 @@ pub struct LspQuery {
     /// The query of `workspace_symbols`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// A hierarchy item a server returned, to ask about again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<Json>,
+    /// The client that returned `item`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<u64>,
     /// Bound of the whole request, waiting for a server included.
     pub timeout_ms: u64,
 }
