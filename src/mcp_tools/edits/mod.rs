@@ -12,12 +12,14 @@
 //! * [`text`]    – `replace_text_in_file`, `create_new_file`.
 //! * [`lsp`]     – `reformat_file`, `rename_refactoring`,
 //!   `get_code_actions`, `apply_code_action`, from language servers.
+//! * [`patch`]   – unified diffs read and applied to a file's text.
 //! * [`text_edits`] – language servers' edits applied to a file's text.
 //! * [`report`]  – what the agent is told.
 
 mod accept;
 pub mod current;
 pub mod lsp;
+pub mod patch;
 mod report;
 pub mod text;
 mod text_edits;

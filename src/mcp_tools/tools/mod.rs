@@ -40,6 +40,7 @@ registry! {
     rename_refactoring,
     get_code_actions,
     apply_code_action,
+    apply_patch,
     search_symbol,
     get_project_vcs_status,
     get_file_diff,
