@@ -201,7 +201,8 @@ const KINDS: [&str; 26] = [
     "TypeParameter",
 ];
 
-fn kind(symbol: &Value) -> String {
+/// A `kind` as its LSP name (`Function`, `Class`, …).
+pub fn kind(symbol: &Value) -> String {
     match symbol.get("kind") {
         Some(Value::Number(n)) => n
             .as_u64()

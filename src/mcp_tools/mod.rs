@@ -16,6 +16,7 @@
 //!   per file, accept-all / reject-all for several), and the edits that
 //!   language servers compute.
 //! * [`symbol_search`] – workspace symbols, else the tree-sitter outline.
+//! * [`hierarchy`] – call and type hierarchies walked level by level.
 //! * [`git`]      – git run in the host, bounded in time and output.
 //! * [`routing`]  – which project a call is about (`projectPath`), and
 //!   keeping its paths inside it.
@@ -23,6 +24,7 @@
 mod edits;
 mod files;
 mod git;
+mod hierarchy;
 mod line_text;
 mod lsp;
 mod lsp_answers;

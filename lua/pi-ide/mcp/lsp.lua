@@ -21,6 +21,17 @@ local methods = {
   type_definition = "textDocument/typeDefinition",
   declaration = "textDocument/declaration",
   symbols = "textDocument/documentSymbol",
+  call_hierarchy = "textDocument/prepareCallHierarchy",
+  type_hierarchy = "textDocument/prepareTypeHierarchy",
+}
+
+-- Requests about an item a hierarchy answer named, asked of the client
+-- that named it.
+local item_methods = {
+  incoming_calls = "callHierarchy/incomingCalls",
+  outgoing_calls = "callHierarchy/outgoingCalls",
+  supertypes = "typeHierarchy/supertypes",
+  subtypes = "typeHierarchy/subtypes",
 }
 
 local function hover_markdown(results)
@@ -75,7 +86,7 @@ local function send(method, clients, params, query, deadline, done, buf)
       if err then
         table.insert(errors, client.name .. ": " .. tostring(err.message or err))
       elseif result ~= nil and result ~= vim.NIL then
-        table.insert(results, { result = result, encoding = encoding })
+        table.insert(results, { result = result, encoding = encoding, client_id = client.id })
       end
       pending = pending - 1
       if pending == 0 then
@@ -128,11 +139,35 @@ local function workspace_symbols(query)
   end)
 end
 
---- Starts `query` = { id, kind, path, line, character, timeout_ms } and
---- returns at once; the answer follows as `lsp_answer`.
+--- `query.item` asked of the client that returned it (`query.client_id`).
+local function about_item(query, method)
+  local client = vim.lsp.get_client_by_id(query.client_id)
+  if not client or client:is_stopped() then
+    return answer(query.id, { error = "the language server that answered before has stopped" })
+  end
+  if not client:supports_method(method) then
+    return answer(query.id, { error = ("%s does not support %s"):format(client.name, method) })
+  end
+  local deadline = vim.uv.now() + (query.timeout_ms or 5000)
+  local params = function()
+    return { item = query.item }
+  end
+  send(method, { client }, params, query, deadline, function(results, err)
+    if err then
+      return answer(query.id, { error = err })
+    end
+    answer(query.id, { result = { responses = results } })
+  end)
+end
+
+--- Starts `query` = { id, kind, path, line, character, item?, client_id?,
+--- timeout_ms } and returns at once; the answer follows as `lsp_answer`.
 function M.request(query)
   if query.kind == "workspace_symbols" then
     return workspace_symbols(query)
+  end
+  if item_methods[query.kind] then
+    return about_item(query, item_methods[query.kind])
   end
   local method = methods[query.kind]
   if not method and query.kind ~= "problems" then

@@ -33,6 +33,8 @@ registry! {
     find_implementations,
     find_type_definition,
     find_declaration,
+    get_call_hierarchy,
+    get_type_hierarchy,
     get_document_symbols,
     replace_text_in_file,
     create_new_file,
