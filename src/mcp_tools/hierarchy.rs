@@ -85,7 +85,9 @@ fn responses(result: &Value) -> Vec<(u64, Encoding, Vec<Value>)> {
 async fn ask(state: &State, query: LspQuery) -> Result<Value, Failure> {
     let answer = send(state, query).await?;
     if answer.no_server {
-        return Err(Failure("no language server is attached to this file".into()));
+        return Err(Failure(
+            "no language server is attached to this file".into(),
+        ));
     }
     match (answer.error, answer.result) {
         (Some(error), _) => Err(Failure(error)),
@@ -255,5 +257,8 @@ fn tree(items: &[Item], mut nodes: Vec<Value>, cut: bool) -> (String, Value) {
     if cut {
         lines.push(format!("(cut at {MAX_ITEMS} items)"));
     }
-    (lines.join("\n"), json!({"items": roots, "limitReached": cut}))
+    (
+        lines.join("\n"),
+        json!({"items": roots, "limitReached": cut}),
+    )
 }

@@ -66,7 +66,7 @@ async fn run(state: &State, project: &Project, args: Value) -> Answer {
     .await;
     found.map_err(|Failure(why)| match why.contains("prepareTypeHierarchy") {
         true => Failure(format!(
-            "the language server of {} does not support type hierarchies ({why}); \\
+            "the language server of {} does not support type hierarchies ({why}); \
              find_implementations lists implementations, find_references the uses",
             args.file_path
         )),
