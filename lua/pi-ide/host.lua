@@ -196,6 +196,8 @@ function M.start()
     mcp.enabled and tostring(mcp.port) or "",
     "--mcp-approve-edits",
     tostring(mcp.approve_edits),
+    "--mcp-terminal-commands",
+    tostring(mcp.terminal_commands),
     "--mcp-token-file",
     mcp.enabled and mcp.port ~= 0 and M.mcp_token_file() or "",
     "--mcp-session-idle-ms",

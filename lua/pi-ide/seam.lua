@@ -17,6 +17,10 @@ M.calls = {
   started = function(info)
     if host.on_started(info) then
       require("pi-ide.diagnostics").send_all()
+      -- Tools a config registered before this host started.
+      if package.loaded["pi-ide.mcp"] then
+        require("pi-ide.mcp").announce()
+      end
     end
   end,
   -- An agent "connected", "initialized", "updated" or "disconnected";
@@ -143,6 +147,25 @@ M.calls = {
   files_changed = function(changed, gone)
     require("pi-ide.follow").on_changes(changed, gone)
   end,
+  -- MCP: a tool the config registered is called ({id, name, arguments});
+  -- its handler runs after this returns, its result follows as
+  -- `tool_answer`.
+  user_tool = function(call)
+    require("pi-ide.mcp").call(call)
+  end,
+  -- MCP: what became of propose_edit `id` ({ok, text, structured?}).
+  edit_decided = function(id, result)
+    require("pi-ide.mcp").decided(id, result)
+  end,
+  -- MCP get_run_configurations: answered later as `tool_answer` `id`.
+  run_configurations = function(id)
+    require("pi-ide.mcp.run").configurations(id)
+  end,
+  -- MCP execute_run_configuration / execute_terminal_command: asks the
+  -- person, runs in a terminal window; answered later as `tool_answer`.
+  run_command = function(request)
+    require("pi-ide.mcp.run").run(request)
+  end,
 }
 
 --- Runs the seam call `name`; the host's only way into Lua.
@@ -173,6 +196,9 @@ M.EVENTS = {
   "roots_changed", -- the cwd, a language server or its workspace folders changed
   "watch_files", -- paths: the files of every loaded buffer, to watch on disk
   "file_written", -- path: Neovim wrote this watched file itself
+  "tool_answer", -- {id, result?, error?}: the answer to user_tool, run_configurations or run_command `id`
+  "tools_changed", -- tools: every MCP tool the config registered {name, description, input_schema}
+  "propose_edit", -- {id, title?, files = {{path, text}}}: a config's tool proposes an edit
 }
 
 local known = {}

@@ -19,7 +19,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
 use super::PATH;
-use super::handler::Handler;
+use super::handler::{Handler, Peers, announce_tool_changes};
 use crate::state::State;
 
 type Body = BoxBody<Bytes, Infallible>;
@@ -40,7 +40,9 @@ pub async fn serve(
     let config = StreamableHttpServerConfig::default();
     let cancel = config.cancellation_token.clone();
     let token: Arc<str> = state.token.as_str().into();
-    let handler = Handler { state };
+    let peers = Peers::default();
+    let announcing = tokio::spawn(announce_tool_changes(state.clone(), peers.clone()));
+    let handler = Handler { state, peers };
     let service: Service =
         StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(sessions), config);
     loop {
@@ -65,6 +67,7 @@ pub async fn serve(
         }
     }
     cancel.cancel();
+    announcing.abort();
 }
 
 async fn connection(

@@ -18,6 +18,8 @@
 //! * [`symbol_search`] – workspace symbols, else the tree-sitter outline.
 //! * [`hierarchy`] – call and type hierarchies walked level by level.
 //! * [`git`]      – git run in the host, bounded in time and output.
+//! * [`user_tools`] – tools registered from Lua, and the edits they propose.
+//! * [`run`]      – running configurations and commands once the person agreed.
 //! * [`routing`]  – which project a call is about (`projectPath`), and
 //!   keeping its paths inside it.
 
@@ -30,9 +32,11 @@ mod lsp;
 mod lsp_answers;
 mod problems;
 mod routing;
+mod run;
 mod search;
 mod symbol_search;
 mod tools;
+pub mod user_tools;
 
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
@@ -65,27 +69,43 @@ pub fn find(name: &str) -> Option<&'static Tool> {
     TOOLS.iter().find(|tool| tool.name == name)
 }
 
-/// `[{name, description, inputSchema}]` for `tools/list`.
-pub fn list() -> Vec<Value> {
+/// The built-in tool called `name` if the person's options offer it.
+pub fn offered(state: &State, name: &str) -> Option<&'static Tool> {
+    find(name).filter(|tool| tools::offered(tool, state))
+}
+
+/// `[{name, description, inputSchema}]` for `tools/list`: the built-in
+/// tools the person's options offer, then those their config registered.
+pub fn list(state: &State) -> Vec<Value> {
+    let mut all = built_in(state);
+    all.extend(user_tools::list(state));
+    all
+}
+
+fn built_in(state: &State) -> Vec<Value> {
     TOOLS
         .iter()
-        .map(|tool| {
-            let mut properties = (tool.properties)();
-            properties["projectPath"] = json!({
-                "type": "string",
-                "description": "Absolute path of the directory relative paths start from (the agent's working directory); it must lie inside one of this Neovim's roots (its cwd, git root or a language server's workspace folder), and paths stay inside the git checkout holding it",
-            });
-            json!({
-                "name": tool.name,
-                "description": tool.description,
-                "inputSchema": {
-                    "type": "object",
-                    "properties": properties,
-                    "required": tool.required,
-                },
-            })
-        })
+        .filter(|tool| tools::offered(tool, state))
+        .map(listed)
         .collect()
+}
+
+/// What `tools/list` says about a built-in tool.
+fn listed(tool: &Tool) -> Value {
+    let mut properties = (tool.properties)();
+    properties["projectPath"] = json!({
+        "type": "string",
+        "description": "Absolute path of the directory relative paths start from (the agent's working directory); it must lie inside one of this Neovim's roots (its cwd, git root or a language server's workspace folder), and paths stay inside the git checkout holding it",
+    });
+    json!({
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": {
+            "type": "object",
+            "properties": properties,
+            "required": tool.required,
+        },
+    })
 }
 
 /// A tool's failure, told to the agent as an `isError` result.
@@ -101,10 +121,12 @@ impl From<String> for Failure {
 /// Runs tool `name`: a `CallToolResult` as JSON, or `None` when there is no
 /// such tool.
 pub async fn call(state: &State, name: &str, arguments: Value) -> Option<Value> {
-    let tool = find(name)?;
-    let outcome = match Project::open(state, &arguments).await {
-        Ok(project) => (tool.run)(state, &project, arguments).await,
-        Err(failure) => Err(failure),
+    let outcome = match offered(state, name) {
+        Some(tool) => match Project::open(state, &arguments).await {
+            Ok(project) => (tool.run)(state, &project, arguments).await,
+            Err(failure) => Err(failure),
+        },
+        None => user_tools::call(state, name, arguments).await?,
     };
     Some(match outcome {
         Ok((text, structured)) => json!({
@@ -133,7 +155,7 @@ mod tests {
 
     #[test]
     fn every_schema_is_an_object_with_its_required_properties() {
-        for tool in list() {
+        for tool in TOOLS.iter().map(listed) {
             let schema = &tool["inputSchema"];
             assert_eq!(schema["type"], "object");
             assert!(schema["properties"]["projectPath"].is_object());

@@ -59,7 +59,13 @@ describe("config.apply", function()
     expect(values.mcp.enabled):equals(true)
     expect(#problems):equals(1)
     values = config.apply({ mcp = { enabled = false, port = 8123 } })
-    expect(values.mcp):equals({ enabled = false, port = 8123, approve_edits = true, session_idle_minutes = 0 })
+    expect(values.mcp):equals({
+      enabled = false,
+      port = 8123,
+      approve_edits = true,
+      session_idle_minutes = 0,
+      terminal_commands = true,
+    })
   end)
 
   it("takes approve_edits as a boolean only", function()
@@ -86,7 +92,7 @@ describe("config.apply", function()
   it("keeps a working MCP default when the whole section is wrong", function()
     notified = {}
     local values, problems = config.apply({ mcp = "on" })
-    expect(values.mcp):equals({ enabled = true, port = 0, approve_edits = true, session_idle_minutes = 0 })
+    expect(values.mcp):equals(config.defaults.mcp)
     expect(problems):equals({ "option `mcp` must be a table, got string (using the default)" })
     expect(#notified):equals(1)
   end)

@@ -68,7 +68,7 @@ impl Hunk {
             .collect()
     }
 
-    fn new(&self) -> Vec<String> {
+    fn new_lines(&self) -> Vec<String> {
         self.lines
             .iter()
             .filter_map(|line| match line {
@@ -270,7 +270,7 @@ pub fn apply(text: &str, file: &FilePatch) -> Result<String, String> {
         let Some(at) = found else {
             return Err(refusal(file.path(), index, count, hunk, &lines, wanted));
         };
-        let new = hunk.new();
+        let new = hunk.new_lines();
         let added = new.len();
         let reaches_end = at + old.len() == lines.len();
         lines.splice(at..at + old.len(), new);

@@ -54,7 +54,7 @@ async fn run(state: &State, project: &Project, args: Value) -> Answer {
         }
     };
     let path = project.resolve(&args.file_path)?;
-    let found = walk(
+    walk(
         state,
         project,
         Walk { prepare: "call_hierarchy", step },
@@ -63,7 +63,6 @@ async fn run(state: &State, project: &Project, args: Value) -> Answer {
         args.column.max(1) - 1,
         args.depth,
     )
-    .await;
-    found
+    .await
 }
 

@@ -76,7 +76,7 @@ async fn run(project: &Project, args: serde_json::Value) -> Answer {
     // `--no-index` answers 1 when the files differ.
     if let Some(out) = &out
         && out.code != 0
-        && !(out.code == 1 && !tracked)
+        && (out.code != 1 || tracked)
     {
         return Err(Failure(format!("git diff of {relative} failed: {}", out.stderr)));
     }

@@ -4,6 +4,13 @@
 //! for the person. A unit test checks that every file here is registered.
 
 pub use super::Tool;
+use crate::state::State;
+
+/// Whether the person's options offer `tool` (`mcp.terminal_commands`
+/// turns `execute_terminal_command` off).
+pub fn offered(tool: &Tool, state: &State) -> bool {
+    tool.name != execute_terminal_command::TOOL.name || state.terminal_commands
+}
 
 /// Declares each tool's module and lists their `TOOL`s, in `tools/list`
 /// order.
@@ -46,6 +53,9 @@ registry! {
     search_symbol,
     get_project_vcs_status,
     get_file_diff,
+    get_run_configurations,
+    execute_run_configuration,
+    execute_terminal_command,
 }
 
 #[cfg(test)]

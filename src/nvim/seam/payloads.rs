@@ -352,3 +352,56 @@ where
         list => serde_json::from_value(list).map_err(serde::de::Error::custom),
     }
 }
+
+/// An MCP tool a Neovim config registered in Lua; its handler stays there.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct UserToolSpec {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// A JSON Schema whose `type` is `object`.
+    pub input_schema: Json,
+}
+
+/// A call of a registered tool, for Lua's handler; answered by
+/// `tool_answer` `id`.
+#[derive(Debug, Serialize)]
+pub struct UserToolCall {
+    pub id: u64,
+    pub name: String,
+    pub arguments: Json,
+}
+
+/// A run configuration or terminal command to run once the person agrees;
+/// answered by `tool_answer` `id`.
+#[derive(Debug, Default, Serialize)]
+pub struct RunRequest {
+    pub id: u64,
+    /// A configuration `run_configurations` listed, by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A shell command (`execute_terminal_command`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Where it runs: the project root.
+    pub cwd: String,
+    /// How long the call waits for it to finish; it keeps running after.
+    pub timeout_ms: u64,
+    /// Lines of output kept for the answer (the last ones).
+    pub max_lines: u64,
+}
+
+/// Files a Lua tool proposes to change, through the person's approval.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ProposedEdit {
+    pub id: u64,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub files: Vec<ProposedFile>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ProposedFile {
+    pub path: String,
+    pub text: String,
+}
