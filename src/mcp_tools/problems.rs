@@ -46,7 +46,18 @@ pub struct FileProblems {
 
 impl FileProblems {
     pub fn text(&self) -> String {
-        let mut text = render(&[(self.file_path.clone(), self.errors.clone())]);
+        self.with_notes(render(&[(self.file_path.clone(), self.errors.clone())]))
+    }
+
+    /// As [`Self::text`], naming the file even when it has no problems.
+    pub fn named_text(&self) -> String {
+        match self.errors.is_empty() {
+            true => self.with_notes(format!("{}: no problems", self.file_path)),
+            false => self.text(),
+        }
+    }
+
+    fn with_notes(&self, mut text: String) -> String {
         if self.no_server {
             text.push_str("\n(no language server is attached to this file)");
         } else if !self.silent.is_empty() {

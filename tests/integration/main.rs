@@ -33,6 +33,7 @@ mod mcp_http;
 mod mcp_lasting;
 mod mcp_lsp;
 mod mcp_lsp_many;
+mod mcp_navigation;
 mod mcp_python;
 mod mentions;
 mod neovim_version;

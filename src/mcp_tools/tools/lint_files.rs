@@ -43,11 +43,11 @@ pub const TOOL: Tool = Tool {
             let mut found: Vec<(usize, Value, String)> = stream::iter(args.paths.into_iter().enumerate())
                 .map(|(index, given)| async move {
                     match of_file(state, project, &given, errors_only).await {
-                        Ok(problems) => (index, problems.structured(), problems.text()),
+                        Ok(problems) => (index, problems.structured(), problems.named_text()),
                         Err(Failure(error)) => (
                             index,
                             json!({"filePath": given, "errors": [], "error": error}),
-                            format!("{given}: {error}"),
+                            error,
                         ),
                     }
                 })
