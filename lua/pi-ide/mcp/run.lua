@@ -189,7 +189,7 @@ local function fill_quickfix(command, lines)
         path = item.bufnr > 0 and vim.api.nvim_buf_get_name(item.bufnr) or "",
         line = item.lnum,
         column = item.col,
-        text = item.text,
+        text = vim.trim(item.text),
         type = item.type,
       }
     end
