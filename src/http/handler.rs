@@ -1,5 +1,7 @@
 //! rmcp's view of the project tools: lists them and runs calls, all in
-//! [`crate::mcp_tools`]. A call that waits (for the person's approval, or a
+//! [`crate::mcp_tools`], and tells every open session when the tools a
+//! config registered change (`notifications/tools/list_changed`). A call
+//! that waits (for the person's approval, or a
 //! slow language server) tells a client that gave a progress token it is
 //! still alive, so clients that reset their timeouts on progress keep
 //! waiting; a cancelled call is dropped, which closes the diffs it opened.

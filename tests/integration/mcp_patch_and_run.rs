@@ -244,7 +244,12 @@ async fn a_lua_tool_proposes_edits_through_the_review_and_new_tools_are_announce
     let report = listening.report().await;
     let after: Vec<&str> = report["toolsAfterChange"]
         .as_array()
-        .unwrap_or_else(|| panic!("no tools/list_changed heard: {report}"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no tools/list_changed heard: {}",
+                report["toolsAfterChange"]
+            )
+        })
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
