@@ -268,4 +268,51 @@ describe(":PiIde", function()
   end)
 end)
 
+describe("the LuaCATS classes of the options", function()
+  it("name every option the defaults have, in its section's class", function()
+    local source = debug.getinfo(config.apply, "S").source:sub(2)
+    local text = table.concat(vim.fn.readfile(source), "\n")
+    -- The `---@field` lines of class `name`.
+    local function fields(name)
+      local block = text:match("%-%-%-@class " .. vim.pesc(name) .. "%f[^%w_.][^\n]*\n(.-)\n\n")
+      local found = {}
+      for field in (block or ""):gmatch("%-%-%-@field ([%w_]+)%?") do
+        found[field] = true
+      end
+      return found
+    end
+    local sections = {
+      context_socket = "ContextSocket",
+      mcp = "Mcp",
+      selection = "Selection",
+      diff = "Diff",
+      suggestion = "Suggestion",
+      review = "Review",
+      agent = "Agent",
+    }
+    local top = fields("pi-ide.Config")
+    local missing = {}
+    for key, value in pairs(config.defaults) do
+      if not top[key] then
+        missing[#missing + 1] = key
+      end
+      if type(value) == "table" and sections[key] then
+        local section = fields("pi-ide.Config." .. sections[key])
+        for inner in pairs(value) do
+          if not section[inner] then
+            missing[#missing + 1] = key .. "." .. inner
+          end
+        end
+      end
+    end
+    for _, key in ipairs({ "bin", "lock_dir" }) do
+      if not top[key] then
+        missing[#missing + 1] = key
+      end
+    end
+    table.sort(missing)
+    expect(missing):equals({})
+  end)
+end)
+
 t.finish()

@@ -162,6 +162,9 @@ function M.propose_edit(edit, callback)
     end
     files[#files + 1] = { path = vim.fn.fnamemodify(file.path, ":p"), text = file.text }
   end
+  if #files == 0 then
+    error("pi-ide: propose_edit needs at least one file", 2)
+  end
   next_id = next_id + 1
   local id = next_id
   waiting[id] = callback or function() end

@@ -8,6 +8,10 @@
 -- goes to the host as `tool_answer`.
 local M = {}
 
+-- The question put to the person while it waits for an answer (nil
+-- otherwise), for statuslines and tests.
+M.asking = nil
+
 -- Lines of output kept for the quickfix list of a :make run.
 local MAX_QUICKFIX_LINES = 10000
 -- Entries of the quickfix list given back to the agent.
