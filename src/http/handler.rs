@@ -155,7 +155,7 @@ async fn with_progress<F: Future>(
                 let waited = started.elapsed().as_secs();
                 let param = ProgressNotificationParam::new(token, f64::from(sent))
                     .with_message(match waits_for_the_person {
-                        true => format!("waiting {waited} s for the person to decide in Neovim (an edit: :PiIde diff shows it)"),
+                        true => format!("waiting {waited} s for the person to accept or reject in Neovim (:PiIde diff shows an edit)"),
                         false => format!("still working after {waited} s"),
                     });
                 if let Err(error) = context.peer.notify_progress(param).await {
