@@ -44,7 +44,7 @@ use serde_json::{Value, json};
 
 use crate::state::State;
 pub use routing::Project;
-use tools::TOOLS;
+pub use tools::TOOLS;
 
 /// A tool of the endpoint: what `tools/list` says about it and what runs
 /// it. Each lives in a file of its own in [`tools`].
