@@ -30,6 +30,9 @@ pub struct Config {
     pub mcp_port: Option<u16>,
     /// Whether MCP tools' edits wait for the person's approval.
     pub mcp_approve_edits: bool,
+    /// Whether `execute_terminal_command` is offered (option
+    /// `mcp.terminal_commands`).
+    pub mcp_terminal_commands: bool,
     /// Where the token is kept across restarts (a fixed MCP port); `None`:
     /// a fresh token each start.
     pub mcp_token_file: Option<PathBuf>,
@@ -65,6 +68,7 @@ impl Config {
         let mut log_level = "info".to_string();
         let mut mcp_port = None;
         let mut mcp_approve_edits = true;
+        let mut mcp_terminal_commands = true;
         let mut mcp_token_file = None;
         let mut mcp_session_idle = None;
         let mut args = args.into_iter();
@@ -120,6 +124,13 @@ impl Config {
                         _ => return Err(format!("--mcp-approve-edits {value}: true or false")),
                     }
                 }
+                "--mcp-terminal-commands" => {
+                    mcp_terminal_commands = match value.as_str() {
+                        "true" => true,
+                        "false" => false,
+                        _ => return Err(format!("--mcp-terminal-commands {value}: true or false")),
+                    }
+                }
                 "--mcp-token-file" if !value.is_empty() => {
                     mcp_token_file = Some(PathBuf::from(value))
                 }
@@ -146,6 +157,7 @@ impl Config {
             log_level,
             mcp_port,
             mcp_approve_edits,
+            mcp_terminal_commands,
             mcp_token_file,
             mcp_session_idle,
         })))

@@ -9,6 +9,7 @@ use crate::client::ClientKind;
 use crate::diff::pending::DiffOutcome;
 use crate::ide_protocol;
 use crate::jsonrpc;
+use crate::mcp_tools;
 use crate::nvim::seam::{Decision, EditorEvent};
 use crate::state::State;
 use crate::state::outbox::Latest;
@@ -24,7 +25,13 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
             }
             ide_protocol::context::broadcast(state, Some(&positions));
         }
-        EditorEvent::LspAnswer(answer) => state.lsp.answer(answer),
+        EditorEvent::LspAnswer(answer) | EditorEvent::ToolAnswer(answer) => {
+            state.lsp.answer(answer)
+        }
+        EditorEvent::ToolsChanged(tools) => mcp_tools::user_tools::changed(state, tools),
+        EditorEvent::ProposeEdit(edit) => {
+            tokio::spawn(mcp_tools::user_tools::propose_from_lua(state.clone(), edit));
+        }
         EditorEvent::NoFile => ide_protocol::context::broadcast(state, None),
         EditorEvent::RootsChanged => state.project_roots.invalidate(),
         EditorEvent::ReviewDone(done) => ide_protocol::review::done(state, done),

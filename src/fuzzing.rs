@@ -169,6 +169,8 @@ async fn stand_in_state(root: &std::path::Path) -> std::io::Result<Arc<State>> {
         lsp: Default::default(),
         project_roots: Default::default(),
         approve_edits: true,
+        terminal_commands: true,
+        user_tools: Default::default(),
     }))
 }
 
@@ -208,11 +210,11 @@ async fn stand_in_neovim(stream: tokio::net::UnixStream, root: String) {
 /// its result; `None` when it waits (for a language server, the person)
 /// longer than a fuzz run can.
 pub fn project_call(tool: u8, arguments: serde_json::Map<String, Json>) -> Option<Json> {
-    let tools = crate::project::TOOLS;
+    let tools = crate::mcp_tools::TOOLS;
     let name = tools[usize::from(tool) % tools.len()].name;
     let project = project();
     runtime().block_on(async {
-        let call = crate::project::call(&project.state, name, Json::Object(arguments));
+        let call = crate::mcp_tools::call(&project.state, name, Json::Object(arguments));
         let result = tokio::time::timeout(Duration::from_millis(20), call)
             .await
             .ok()?;

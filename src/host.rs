@@ -144,6 +144,8 @@ pub async fn run(config: Config) -> io::Result<()> {
         lsp: Default::default(),
         project_roots: Default::default(),
         approve_edits: config.mcp_approve_edits,
+        terminal_commands: config.mcp_terminal_commands,
+        user_tools: Default::default(),
     });
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     // Every transport task holds a clone; the receiver closes when all ended.

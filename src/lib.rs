@@ -1,8 +1,9 @@
 //! pi-ide host: the Rust half of pi-ide.nvim.
 //!
 //! Neovim starts this binary as an RPC job. It serves agents (pi's `pi-ide`
-//! extension, Claude Code) over an authenticated loopback WebSocket and turns
-//! their requests into editor actions that the Lua glue renders.
+//! extension, Claude Code over an authenticated loopback WebSocket; any MCP
+//! client over Streamable HTTP) and turns their requests into editor actions
+//! that the Lua glue renders.
 //!
 //! Module map, by layer; each layer uses only the layers below it.
 //!
@@ -21,11 +22,13 @@
 //! * [`lockfile`]    – the discovery files agents read.
 //! * [`auth`]        – secret tokens, constant-time checks, header → client kind.
 //!
-//! Protocol and features:
-//! * [`mcp`]         – MCP methods (`initialize`, `tools/list`, `tools/call`, …).
-//! * [`tools`]       – one file per MCP tool plus the registry.
-//! * [`project`]     – the project tools of the HTTP endpoint (JetBrains'
-//!   names, 1-based positions, paths relative to the project root).
+//! Protocol and features (where an MCP tool goes):
+//! * [`claude_ide`]  – the MCP that pi and Claude Code speak over the
+//!   WebSocket (`openDiff`, `getDiagnostics`, …): its methods, and
+//!   `claude_ide/tools/`, one file per tool.
+//! * [`mcp_tools`]   – the tools every MCP client gets at `/mcp` (JetBrains'
+//!   names, 1-based positions, paths relative to the project root):
+//!   `mcp_tools/tools/`, one file per tool, and what they share.
 //! * [`events`]      – what Neovim reports, turned into actions.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
 //! * [`ide_protocol`] – seed 002's messages over the socket: `hello`,
@@ -53,6 +56,7 @@
 //! * [`private_file`] – 0600 files written whole (lockfiles, kept token).
 
 mod auth;
+pub mod claude_ide;
 pub mod cli;
 mod client;
 pub mod config;
@@ -71,19 +75,17 @@ pub mod limits;
 mod listen;
 mod lockfile;
 mod logging;
-pub mod mcp;
+mod mcp_tools;
 pub mod memory;
 mod mutex;
 pub mod nvim;
 mod outline;
 mod peer;
 mod private_file;
-mod project;
 #[cfg(test)]
 mod scratch;
 mod selection;
 mod socket;
 mod state;
 mod suggest;
-mod tools;
 pub mod ws;

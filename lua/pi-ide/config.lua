@@ -1,6 +1,104 @@
 -- Options: defaults, validation and the merged result other modules read.
+-- The classes below give `setup()`'s options completion and checking in
+-- lua-language-server (lazy.nvim: `---@type pi-ide.Config` above `opts`).
+
+---@alias pi-ide.Key string|false A key (`<leader>aa`), or false for none.
+
+---@class pi-ide.Config
+---@field auto_start? boolean Start the host after VimEnter (default true).
+---@field bin? string Host binary; nil = the newest of target/release and target/debug in the plugin.
+---@field lock_dir? string Lockfile directory; nil = $PI_IDE_LOCK_DIR or ~/.pi/ide.
+---@field log_level? "error"|"warn"|"info"|"debug"|"trace" Host log level (default "info").
+---@field claude_code? boolean Announce Neovim to Claude Code too (default true).
+---@field watch_files? boolean Buffers follow their files on disk (default true).
+---@field context_socket? pi-ide.Config.ContextSocket pi's context socket.
+---@field mcp? pi-ide.Config.Mcp The Streamable-HTTP MCP endpoint.
+---@field selection? pi-ide.Config.Selection Sending the cursor/selection to agents.
+---@field diff? pi-ide.Config.Diff Diff tabs agents open.
+---@field suggestion? pi-ide.Config.Suggestion Inline suggestions from pi.
+---@field review? pi-ide.Config.Review Reviews pi asks for.
+---@field agent? pi-ide.Config.Agent `:PiIde agent` terminals.
+
+---@class pi-ide.Config.ContextSocket
+---@field enabled? boolean (default true)
+---@field name? string The socket's file name (default "nvim").
+
+---@class pi-ide.Config.Mcp
+---@field enabled? boolean (default true)
+---@field port? integer 0 = any free port; a fixed port keeps its token (default 0).
+---@field approve_edits? boolean Show every MCP edit as a diff to accept or reject (default true).
+---@field session_idle_minutes? number Close an idle session after this long; 0 = never (default 0).
+---@field terminal_commands? boolean Offer `execute_terminal_command` (still asked each time; default true).
+
+---@class pi-ide.Config.Selection
+---@field enabled? boolean Send selection_changed to agents (default true).
+---@field debounce_ms? integer Quiet period before it is sent (default 100).
+
+---@class pi-ide.Config.Diff
+---@field focus? "auto"|"always"|"never" Whether a new diff takes the cursor (default "auto").
+---@field keymaps? pi-ide.Config.DiffKeymaps|false Keys in diff windows; false: none.
+
+---@class pi-ide.Config.DiffKeymaps
+---@field accept? pi-ide.Key
+---@field reject? pi-ide.Key
+---@field hunk_accept? pi-ide.Key
+---@field hunk_reject? pi-ide.Key
+---@field accept_all? pi-ide.Key Every file of a multi-file edit.
+---@field reject_all? pi-ide.Key
+
+---@class pi-ide.Config.Suggestion
+---@field enabled? boolean (default true)
+---@field auto_trigger? boolean Ask while typing (default true).
+---@field debounce_ms? integer (default 150)
+---@field count? 1|2|3 Alternatives asked for (default 3).
+---@field lines_before? integer Lines sent before the cursor (default 20).
+---@field lines_after? integer Lines sent after the cursor (default 10).
+---@field model? string "provider/id" unless chosen with :PiIde model.
+---@field filetypes? table<string, boolean> Per-filetype switch.
+---@field max_file_size? integer No suggestions in larger buffers (bytes).
+---@field should_attach? fun(buf: integer): boolean False keeps suggestions out of that buffer.
+---@field keymaps? pi-ide.Config.SuggestionKeymaps|false Insert-mode keys; false: none.
+
+---@class pi-ide.Config.SuggestionKeymaps
+---@field accept? pi-ide.Key
+---@field accept_word? pi-ide.Key
+---@field accept_line? pi-ide.Key
+---@field next? pi-ide.Key
+---@field prev? pi-ide.Key
+---@field dismiss? pi-ide.Key
+---@field trigger? pi-ide.Key
+
+---@class pi-ide.Config.Review
+---@field keymaps? pi-ide.Config.ReviewKeymaps|false Keys in a review's files; false: none.
+
+---@class pi-ide.Config.ReviewKeymaps
+---@field next? pi-ide.Key
+---@field prev? pi-ide.Key
+---@field next_file? pi-ide.Key
+---@field prev_file? pi-ide.Key
+
+---@class pi-ide.Config.AgentCommand
+---@field cmd string[]|string A list (run as is) or a string (run by 'shell').
+
+---@class pi-ide.Config.AgentPi: pi-ide.Config.AgentCommand
+---@field extensions? { review?: boolean, nvim?: boolean } This plugin's pi extensions.
+
+---@class pi-ide.Config.OwnAgent: pi-ide.Config.AgentCommand
+---@field kind? "claude"|"pi" Wired like that one (default: from the program's name).
+---@field env? table<string, string>
+
+---@class pi-ide.Config.Agent
+---@field default? string "claude", "pi" or a name in `agents` (default "claude").
+---@field claude? pi-ide.Config.AgentCommand
+---@field pi? pi-ide.Config.AgentPi
+---@field agents? table<string, pi-ide.Config.OwnAgent> More agents.
+---@field position? "right"|"left"|"bottom"|"top"|"float"|"tmux" Where its terminal opens (default "right").
+---@field size? number Fraction of the editor (up to 1), or columns / lines (default 0.4).
+---@field focus_after_diff? boolean Go back to the agent after deciding its diff (default true).
+
 local M = {}
 
+---@type pi-ide.Config
 M.defaults = {
   -- Start the host after VimEnter.
   auto_start = true,
@@ -43,6 +141,9 @@ M.defaults = {
     approve_edits = true,
     -- Close a session after this many minutes without a request; 0 = never.
     session_idle_minutes = 0,
+    -- Offer execute_terminal_command: an agent's shell command, run in a
+    -- visible terminal once you approve it (every time). false: not offered.
+    terminal_commands = true,
   },
   selection = {
     -- Send selection_changed to connected agents.
@@ -270,9 +371,12 @@ local function merge(defaults, given, prefix, problems)
   return result
 end
 
+---@type pi-ide.Config
 M.values = vim.deepcopy(M.defaults)
 
 --- Merges `opts` over the defaults; never throws, reports bad keys instead.
+---@param opts? pi-ide.Config
+---@return pi-ide.Config values, string[] problems
 function M.apply(opts)
   local problems = {}
   if opts ~= nil and type(opts) ~= "table" then

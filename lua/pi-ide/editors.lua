@@ -248,7 +248,7 @@ function M.text(path)
   return {
     disk_changed = disk == "conflict" or nil,
     lines = api.nvim_buf_get_lines(buf, 0, -1, false),
-    eol = require("pi-ide.edits.text").eol(buf),
+    eol = require("pi-ide.mcp.text").eol(buf),
     crlf = vim.bo[buf].fileformat == "dos",
   }
 end

@@ -241,6 +241,8 @@ start = function(port)
     mcp.enabled and tostring(mcp.port) or "",
     "--mcp-approve-edits",
     tostring(mcp.approve_edits),
+    "--mcp-terminal-commands",
+    tostring(mcp.terminal_commands),
     "--mcp-token-file",
     mcp.enabled and mcp.port ~= 0 and M.mcp_token_file() or "",
     "--mcp-session-idle-ms",
@@ -384,6 +386,23 @@ function M.on_client(event, client)
 end
 
 --- A plain table describing the host, its clients and the open diffs.
+---@class pi-ide.Status
+---@field running boolean
+---@field port? integer The WebSocket's port.
+---@field lockfile? string
+---@field claude_lockfile? string
+---@field socket? string pi's context socket.
+---@field socket_error? string
+---@field pid? integer The host's process.
+---@field version? string
+---@field mcp_url? string
+---@field mcp_error? string
+---@field mcp_token_file? string
+---@field mcp_token_warning? string
+---@field clients { id: integer, kind: string, name?: string, pid?: integer }[]
+---@field diffs { tab_name: string, path: string, client: string }[]
+
+---@return pi-ide.Status
 function M.status()
   local clients = {}
   for _, client in pairs(state.clients) do

@@ -117,6 +117,7 @@ local function install_autocmds(group, values)
 end
 
 --- Applies options, installs autocmds and (by default) starts the host.
+---@param opts? pi-ide.Config
 function M.setup(opts)
   -- Nothing starts on an older Neovim: the host's Lua side uses 0.11 APIs
   -- (4-argument str_utfindex, client:request) and would fail half-way.
@@ -125,14 +126,15 @@ function M.setup(opts)
       ("pi-ide: Neovim 0.11 or newer is required (this is %s); pi-ide.nvim is not started"):format(
         tostring(vim.version())
       ),
-      vim.log.levels.ERROR
+      vim.log.levels.ERROR,
+      { title = "pi-ide" }
     )
     return
   end
   local values = require("pi-ide.config").apply(opts)
   local group = vim.api.nvim_create_augroup("PiIde", { clear = true })
   install_autocmds(group, values)
-  require("pi-ide.project").watch(group)
+  require("pi-ide.mcp.roots").watch(group)
   vim.api.nvim_create_autocmd("DirChanged", {
     group = group,
     pattern = "global",
@@ -149,6 +151,7 @@ function M.setup(opts)
 end
 
 --- Plain table: running, port, lockfile, pid, version, clients, diffs.
+---@return pi-ide.Status
 function M.status()
   return require("pi-ide.host").status()
 end
@@ -159,6 +162,9 @@ end
 
 --- At-mention for Claude Code: `path`, lines `first`..`last` (1-based,
 --- inclusive; nil for the whole file).
+---@param path string
+---@param first? integer
+---@param last? integer
 function M.mention(path, first, last)
   return require("pi-ide.mention").mention(path, first, last)
 end
@@ -166,6 +172,7 @@ end
 --- A short string for statuslines: connected agents, diffs waiting, an
 --- open review ("" while the host is not running). Cheap enough for every
 --- redraw: it is rebuilt only when one of those changes.
+---@return string
 function M.statusline()
   return require("pi-ide.statusline").get()
 end

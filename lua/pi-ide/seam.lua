@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 13
+M.VERSION = 14
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -17,6 +17,10 @@ M.calls = {
   started = function(info)
     if host.on_started(info) then
       require("pi-ide.diagnostics").send_all()
+      -- Tools a config registered before this host started.
+      if package.loaded["pi-ide.mcp"] then
+        require("pi-ide.mcp").announce()
+      end
     end
   end,
   -- An agent "connected", "initialized", "updated" or "disconnected";
@@ -55,7 +59,7 @@ M.calls = {
   -- MCP tools: { cwd, folders? }, the global cwd and the language servers'
   -- workspace folders (the roots a `projectPath` may name).
   project_roots = function()
-    return require("pi-ide.project").roots()
+    return require("pi-ide.mcp.roots").roots()
   end,
   -- getCurrentSelection: the current window's position, nil if not a file.
   current_positions = function()
@@ -87,32 +91,33 @@ M.calls = {
   -- and returns at once; the answer (hover markdown, or the servers' own
   -- responses with their encodings) follows as the `lsp_answer` event.
   lsp_request = function(query)
-    require("pi-ide.lsp_tools").request(query)
+    require("pi-ide.mcp.lsp").request(query)
   end,
   -- MCP LSP tools: { {buf, path} }, the file buffers with unsaved edits.
   modified_buffers = function()
-    return require("pi-ide.buffer_lines").modified()
+    return require("pi-ide.mcp.buffer_lines").modified()
   end,
   -- MCP LSP tools: the text of `rows` (0-based) of each { buf, rows }.
   buffer_lines = function(wanted)
-    return require("pi-ide.buffer_lines").rows(wanted)
+    return require("pi-ide.mcp.buffer_lines").rows(wanted)
   end,
   -- MCP edit tools: starts { id, kind, path, ... } (format, rename,
-  -- code_actions, apply_action) and returns at once; the answer (new file
-  -- texts, or code actions) follows as the `lsp_answer` event.
+  -- code_actions, apply_action) and returns at once; the answer (the
+  -- server's WorkspaceEdit with its encoding, or code actions) follows as
+  -- the `lsp_answer` event.
   lsp_edit = function(query)
-    require("pi-ide.edits.lsp").request(query)
+    require("pi-ide.mcp.lsp_edits").request(query)
   end,
   -- MCP edits: puts an accepted (or unapproved) text into the file's
   -- buffer, writing it when asked; returns { ok, error?, written,
   -- no_buffer? } (no_buffer: the host writes the file itself).
   apply_edit = function(edit)
-    return require("pi-ide.edits.apply").apply(edit)
+    return require("pi-ide.mcp.apply").apply(edit)
   end,
   -- MCP edits: an accepted edit of notice.path was not applied as it was
   -- (notice.why); notice.kept (lines) goes to a buffer of its own, returned.
   edit_notice = function(notice)
-    return require("pi-ide.edits.apply").notice(notice)
+    return require("pi-ide.mcp.apply").notice(notice)
   end,
   -- pi's context socket is at `path` now (nil: nowhere), or `err` says why not.
   socket = function(path, err)
@@ -141,6 +146,25 @@ M.calls = {
   -- (`gone`): buffer names, once per quiet period.
   files_changed = function(changed, gone)
     require("pi-ide.follow").on_changes(changed, gone)
+  end,
+  -- MCP: a tool the config registered is called ({id, name, arguments});
+  -- its handler runs after this returns, its result follows as
+  -- `tool_answer`.
+  user_tool = function(call)
+    require("pi-ide.mcp").call(call)
+  end,
+  -- MCP: what became of propose_edit `id` ({ok, text, structured?}).
+  edit_decided = function(id, result)
+    require("pi-ide.mcp").decided(id, result)
+  end,
+  -- MCP get_run_configurations: answered later as `tool_answer` `id`.
+  run_configurations = function(id)
+    require("pi-ide.mcp.run").configurations(id)
+  end,
+  -- MCP execute_run_configuration / execute_terminal_command: asks the
+  -- person, runs in a terminal window; answered later as `tool_answer`.
+  run_command = function(request)
+    require("pi-ide.mcp.run").run(request)
   end,
 }
 
@@ -172,6 +196,9 @@ M.EVENTS = {
   "roots_changed", -- the cwd, a language server or its workspace folders changed
   "watch_files", -- paths: the files of every loaded buffer, to watch on disk
   "file_written", -- path: Neovim wrote this watched file itself
+  "tool_answer", -- {id, result?, error?}: the answer to user_tool, run_configurations or run_command `id`
+  "tools_changed", -- tools: every MCP tool the config registered {name, description, input_schema}
+  "propose_edit", -- {id, title?, files = {{path, text}}}: a config's tool proposes an edit
 }
 
 local known = {}

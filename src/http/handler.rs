@@ -1,10 +1,12 @@
 //! rmcp's view of the project tools: lists them and runs calls, all in
-//! [`crate::project`]. A call that waits (for the person's approval, or a
+//! [`crate::mcp_tools`], and tells every open session when the tools a
+//! config registered change (`notifications/tools/list_changed`). A call
+//! that waits (for the person's approval, or a
 //! slow language server) tells a client that gave a progress token it is
 //! still alive, so clients that reset their timeouts on progress keep
 //! waiting; a cancelled call is dropped, which closes the diffs it opened.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -12,28 +14,77 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ResultType,
     ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::mutex::lock;
 use crate::state::State;
 
 #[derive(Clone)]
 pub struct Handler {
     pub state: Arc<State>,
+    /// Every session's client, to tell them the tool list changed.
+    pub peers: Peers,
+}
+
+/// The clients of the sessions that initialized (stateless requests have
+/// none to tell).
+#[derive(Clone, Default)]
+pub struct Peers(Arc<Mutex<Vec<Peer<RoleServer>>>>);
+
+impl Peers {
+    fn add(&self, peer: Peer<RoleServer>) {
+        let mut peers = lock(&self.0);
+        peers.retain(|known| !known.is_transport_closed());
+        peers.push(peer);
+    }
+
+    /// Sends `notifications/tools/list_changed` to every session still open.
+    async fn tools_changed(&self) {
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = lock(&self.0);
+            peers.retain(|known| !known.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            if let Err(error) = peer.notify_tool_list_changed().await {
+                tracing::debug!("tools/list_changed not sent: {error}");
+            }
+        }
+    }
+}
+
+/// Tells the sessions' clients whenever the registered tools change, until
+/// the state goes away.
+pub async fn announce_tool_changes(state: Arc<State>, peers: Peers) {
+    let mut changes = state.user_tools.watch();
+    drop(state);
+    while changes.changed().await.is_ok() {
+        peers.tools_changed().await;
+    }
 }
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                "pi-ide.nvim",
-                env!("CARGO_PKG_VERSION"),
-            ))
-            .with_instructions(
-                "Neovim's view of this project: open files, buffer text with unsaved edits, \
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "pi-ide.nvim",
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .with_instructions(
+            "Neovim's view of this project: open files, buffer text with unsaved edits, \
                  problems. Paths are relative to the project root; lines and columns are 1-based.",
-            )
+        )
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.peers.add(context.peer);
     }
 
     async fn list_tools(
@@ -41,7 +92,7 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = crate::project::list()
+        let tools = crate::mcp_tools::list(&self.state)
             .into_iter()
             .map(serde_json::from_value::<Tool>)
             .collect::<Result<Vec<_>, _>>()
@@ -57,8 +108,9 @@ impl ServerHandler for Handler {
         let arguments = request
             .arguments
             .map_or_else(|| Value::Object(Default::default()), Value::Object);
-        let waits = crate::project::may_wait_for_the_person(&request.name);
-        let call = crate::project::call(&self.state, &request.name, arguments);
+        let waits =
+            crate::mcp_tools::find(&request.name).is_some_and(|tool| tool.waits_for_the_person);
+        let call = crate::mcp_tools::call(&self.state, &request.name, arguments);
         let Some(outcome) = with_progress(call, &context, waits).await else {
             return Err(ErrorData::internal_error("the call was cancelled", None));
         };
@@ -103,7 +155,7 @@ async fn with_progress<F: Future>(
                 let waited = started.elapsed().as_secs();
                 let param = ProgressNotificationParam::new(token, f64::from(sent))
                     .with_message(match waits_for_the_person {
-                        true => format!("waiting {waited} s for the person to accept or reject the edit in Neovim (:PiIde diff shows it)"),
+                        true => format!("waiting {waited} s for the person to accept or reject in Neovim (:PiIde diff shows an edit)"),
                         false => format!("still working after {waited} s"),
                     });
                 if let Err(error) = context.peer.notify_progress(param).await {

@@ -24,7 +24,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 
 use super::PATH;
-use super::handler::Handler;
+use super::handler::{Handler, Peers, announce_tool_changes};
 use crate::listen::{Admission, Gate, HTTP_BUSY};
 use crate::state::State;
 
@@ -66,7 +66,9 @@ pub async fn serve(
     let config = service_config();
     let cancel = config.cancellation_token.clone();
     let token: Arc<str> = state.token.as_str().into();
-    let handler = Handler { state };
+    let peers = Peers::default();
+    let announcing = tokio::spawn(announce_tool_changes(state.clone(), peers.clone()));
+    let handler = Handler { state, peers };
     let service: Service =
         StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(sessions), config);
     let mut gate = Gate::new("MCP", MAX_CONNECTIONS);
@@ -92,6 +94,7 @@ pub async fn serve(
         }
     }
     cancel.cancel();
+    announcing.abort();
 }
 
 /// rmcp's settings: loopback `Host`s (its default) and `Origin`s, the body cap.

@@ -7,6 +7,7 @@
 //! * [`outgoing`] – requests sent to agents, waiting for answers.
 //! * [`rediff`]   – re-diffing large diffs after edits, off the UI thread.
 //! * [`reviews`]  – the one review session a client may have open.
+//! * [`user_tools`] – MCP tools registered from Lua, and who to tell.
 
 pub mod clients;
 pub mod lsp;
@@ -15,6 +16,7 @@ pub mod outgoing;
 pub mod rediff;
 pub mod reviews;
 pub mod roots;
+pub mod user_tools;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -62,6 +64,11 @@ pub struct State {
     /// Whether MCP tools' edits wait for the person's approval in a diff
     /// (option `mcp.approve_edits`); false: applied to buffers at once.
     pub approve_edits: bool,
+    /// Whether `execute_terminal_command` is offered (option
+    /// `mcp.terminal_commands`).
+    pub terminal_commands: bool,
+    /// The MCP tools the person's config registered in Lua.
+    pub user_tools: user_tools::UserTools,
 }
 
 /// Which file an `openDiff` is about, and the tab the agent named.

@@ -13,9 +13,9 @@ use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 
+use crate::claude_ide;
 use crate::client::{ClientId, ClientKind};
 use crate::jsonrpc::{self, Incoming};
-use crate::mcp;
 use crate::state::State;
 use crate::state::outbox::{OutboxReceiver, outbox};
 
@@ -137,12 +137,12 @@ fn receive(state: &Arc<State>, client: ClientId, text: &str, in_flight: &mpsc::S
             let state = state.clone();
             let guard = in_flight.clone();
             tokio::spawn(async move {
-                mcp::request(&state, client, id, &method, params).await;
+                claude_ide::request(&state, client, id, &method, params).await;
                 drop(guard);
             });
         }
         Ok(Incoming::Notification { method, params }) => {
-            mcp::notification(state, client, &method, &params)
+            claude_ide::notification(state, client, &method, &params)
         }
         Ok(Incoming::Response { id, outcome }) => state.outgoing.resolve(client, &id, outcome),
         Err(rejected) => {

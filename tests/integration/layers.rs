@@ -14,9 +14,8 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["ws", "http", "socket", "listen", "lockfile", "auth"],
     &[
-        "mcp",
-        "tools",
-        "project",
+        "claude_ide",
+        "mcp_tools",
         "events",
         "suggest",
         "ide_protocol",

@@ -96,6 +96,20 @@ impl Running {
         }
     }
 
+    /// Waits for the client to print `wanted` on stderr.
+    pub(crate) async fn said(&mut self, wanted: &str) {
+        let heard = tokio::time::timeout(Duration::from_secs(30), async {
+            while let Some(line) = self.progress.recv().await {
+                if line == wanted {
+                    return true;
+                }
+            }
+            false
+        })
+        .await;
+        assert_eq!(heard, Ok(true), "the client never said {wanted:?}");
+    }
+
     /// The client's report once all its calls returned.
     pub(crate) async fn report(self) -> Value {
         let out = tokio::time::timeout(Duration::from_secs(60), self.child.wait_with_output())

@@ -118,6 +118,7 @@ async fn the_npm_sdk_lists_and_calls_the_project_tools() {
             "get_file_text_by_path",
             "get_file_problems",
             "get_project_problems",
+            "lint_files",
             "find_files_by_glob",
             "find_files_by_name_keyword",
             "search_in_files_by_text",
@@ -127,6 +128,11 @@ async fn the_npm_sdk_lists_and_calls_the_project_tools() {
             "get_symbol_info",
             "find_definition",
             "find_references",
+            "find_implementations",
+            "find_type_definition",
+            "find_declaration",
+            "get_call_hierarchy",
+            "get_type_hierarchy",
             "get_document_symbols",
             "replace_text_in_file",
             "create_new_file",
@@ -134,7 +140,13 @@ async fn the_npm_sdk_lists_and_calls_the_project_tools() {
             "rename_refactoring",
             "get_code_actions",
             "apply_code_action",
+            "apply_patch",
             "search_symbol",
+            "get_project_vcs_status",
+            "get_file_diff",
+            "get_run_configurations",
+            "execute_run_configuration",
+            "execute_terminal_command",
         ]
     );
     for tool in tools {

@@ -2,8 +2,8 @@
 //! every request's id comes back unchanged, `openDiff` never becomes a
 //! JSON-RPC error (pi would run the edit unapproved).
 
+use pi_ide::claude_ide::{Route, route};
 use pi_ide::jsonrpc::{self, Incoming};
-use pi_ide::mcp::{Route, route};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

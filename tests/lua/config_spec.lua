@@ -59,7 +59,13 @@ describe("config.apply", function()
     expect(values.mcp.enabled):equals(true)
     expect(#problems):equals(1)
     values = config.apply({ mcp = { enabled = false, port = 8123 } })
-    expect(values.mcp):equals({ enabled = false, port = 8123, approve_edits = true, session_idle_minutes = 0 })
+    expect(values.mcp):equals({
+      enabled = false,
+      port = 8123,
+      approve_edits = true,
+      session_idle_minutes = 0,
+      terminal_commands = true,
+    })
   end)
 
   it("takes approve_edits as a boolean only", function()
@@ -86,7 +92,7 @@ describe("config.apply", function()
   it("keeps a working MCP default when the whole section is wrong", function()
     notified = {}
     local values, problems = config.apply({ mcp = "on" })
-    expect(values.mcp):equals({ enabled = true, port = 0, approve_edits = true, session_idle_minutes = 0 })
+    expect(values.mcp):equals(config.defaults.mcp)
     expect(problems):equals({ "option `mcp` must be a table, got string (using the default)" })
     expect(#notified):equals(1)
   end)
@@ -259,6 +265,53 @@ describe(":PiIde", function()
     vim.cmd("PiIde frobnicate")
     expect(#notified):equals(1)
     expect(notified[1].msg:find("status") ~= nil):is_true()
+  end)
+end)
+
+describe("the LuaCATS classes of the options", function()
+  it("name every option the defaults have, in its section's class", function()
+    local source = debug.getinfo(config.apply, "S").source:sub(2)
+    local text = table.concat(vim.fn.readfile(source), "\n")
+    -- The `---@field` lines of class `name`.
+    local function fields(name)
+      local block = text:match("%-%-%-@class " .. vim.pesc(name) .. "%f[^%w_.][^\n]*\n(.-)\n\n")
+      local found = {}
+      for field in (block or ""):gmatch("%-%-%-@field ([%w_]+)%?") do
+        found[field] = true
+      end
+      return found
+    end
+    local sections = {
+      context_socket = "ContextSocket",
+      mcp = "Mcp",
+      selection = "Selection",
+      diff = "Diff",
+      suggestion = "Suggestion",
+      review = "Review",
+      agent = "Agent",
+    }
+    local top = fields("pi-ide.Config")
+    local missing = {}
+    for key, value in pairs(config.defaults) do
+      if not top[key] then
+        missing[#missing + 1] = key
+      end
+      if type(value) == "table" and sections[key] then
+        local section = fields("pi-ide.Config." .. sections[key])
+        for inner in pairs(value) do
+          if not section[inner] then
+            missing[#missing + 1] = key .. "." .. inner
+          end
+        end
+      end
+    end
+    for _, key in ipairs({ "bin", "lock_dir" }) do
+      if not top[key] then
+        missing[#missing + 1] = key
+      end
+    end
+    table.sort(missing)
+    expect(missing):equals({})
   end)
 end)
 

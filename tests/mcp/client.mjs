@@ -7,7 +7,10 @@
 // node client.mjs <url> <token> '<[{"name": …, "arguments": {…}}]>' ['{"progress": true}']
 // With "progress", each call carries a progress token (the SDK's
 // onprogress) and its timeout restarts on every notification; with
-// "timeout" (ms), the SDK gives up on a call then and cancels it.
+// "timeout" (ms), the SDK gives up on a call then and cancels it. With
+// "waitForToolListChanged", it prints `listening` to stderr once connected,
+// waits (20 s at most) for notifications/tools/list_changed before its
+// calls and reports the tools listed again then as `toolsAfterChange`.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -16,6 +19,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, "..", "..", "pi", "package.json"));
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+const { ToolListChangedNotificationSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 const [url, token, callsJson, optionsJson] = process.argv.slice(2);
 const options = JSON.parse(optionsJson || "{}");
@@ -23,8 +27,22 @@ const transport = new StreamableHTTPClientTransport(new URL(url), {
   requestInit: { headers: { Authorization: `Bearer ${token}` } },
 });
 const client = new Client({ name: "pi-ide-test", version: "0.0.0" });
+let listChanged = null;
+const changed = new Promise((resolve) => {
+  listChanged = resolve;
+});
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanged());
 await client.connect(transport);
 const { tools } = await client.listTools();
+let toolsAfterChange = null;
+if (options.waitForToolListChanged) {
+  process.stderr.write("listening\n");
+  const heard = await Promise.race([
+    changed.then(() => true),
+    new Promise((resolve) => setTimeout(() => resolve(false), 20000)),
+  ]);
+  toolsAfterChange = heard ? (await client.listTools()).tools : null;
+}
 const calls = [];
 const progress = [];
 for (const call of JSON.parse(callsJson || "[]")) {
@@ -56,6 +74,7 @@ const out = {
   protocolVersion: transport.protocolVersion ?? null,
   sessionId: transport.sessionId ?? null,
   tools,
+  toolsAfterChange,
   calls,
   progress,
 };

@@ -143,7 +143,18 @@ function M.close_all()
   end
 end
 
+---@class pi-ide.Diff
+---@field tab_name string
+---@field path string
+---@field client string Who proposed it ("pi", "claude", "mcp").
+---@field proposed_buf integer
+---@field original_buf integer
+---@field tabpage integer
+---@field loading boolean A large diff's text is still being filled in.
+---@field group? integer Diffs of one MCP edit share a group (accept_all()).
+
 --- One table per open diff.
+---@return pi-ide.Diff[]
 function M.list()
   local list = {}
   for _, entry in pairs(diffs) do
@@ -181,11 +192,15 @@ local function resolve(tab_name, accepted)
 end
 
 --- Accepts a diff (default: the one in the current tab) with the person's edits.
+---@param tab_name? string
+---@return boolean
 function M.accept(tab_name)
   return resolve(tab_name, true)
 end
 
 --- Rejects a diff (default: the one in the current tab).
+---@param tab_name? string
+---@return boolean
 function M.reject(tab_name)
   return resolve(tab_name, false)
 end

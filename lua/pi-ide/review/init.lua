@@ -198,6 +198,7 @@ end
 
 --- nil, or `{files, comments = {{file, line, end_line, text}, ...}}` for
 --- the open review (end_line nil for a comment on one line).
+---@return { files: string[], comments: { file: string, line: integer, end_line?: integer, text: string }[] }|nil
 function M.status()
   local s = current
   if not s then
@@ -232,6 +233,11 @@ end
 --- Comments on lines `line`..`end_line` (1-based; end_line nil for one
 --- line) of `file` (as the review names it), as if the person typed it: a
 --- comment that covers `line` already is replaced. False with no review.
+---@param file string
+---@param line integer
+---@param end_line? integer
+---@param text string
+---@return boolean
 function M.comment(file, line, end_line, text)
   local s = current
   if not s then

@@ -109,6 +109,7 @@ function M.dismiss()
 end
 
 --- The visible suggestion's text, or nil.
+---@return string|nil
 function M.current()
   return shown and shown.items[shown.index] or nil
 end

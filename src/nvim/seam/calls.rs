@@ -75,6 +75,19 @@ pub enum LuaCall {
     },
     /// Files of loaded buffers changed on disk (or went away).
     FilesChanged(Changes),
+    /// A registered Lua tool is called.
+    UserTool(UserToolCall),
+    /// What became of a Lua tool's proposed edit `id`.
+    EditDecided {
+        id: u64,
+        result: Json,
+    },
+    /// What Neovim can run for the project; answered by `tool_answer`.
+    RunConfigurations {
+        id: u64,
+    },
+    /// Run something once the person agrees; answered by `tool_answer`.
+    RunCommand(RunRequest),
 }
 
 impl LuaCall {
@@ -108,6 +121,10 @@ impl LuaCall {
         "review_refused",
         "refused",
         "files_changed",
+        "user_tool",
+        "edit_decided",
+        "run_configurations",
+        "run_command",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -140,6 +157,10 @@ impl LuaCall {
             LuaCall::ReviewRefused { .. } => "review_refused",
             LuaCall::Refused { .. } => "refused",
             LuaCall::FilesChanged(_) => "files_changed",
+            LuaCall::UserTool(_) => "user_tool",
+            LuaCall::EditDecided { .. } => "edit_decided",
+            LuaCall::RunConfigurations { .. } => "run_configurations",
+            LuaCall::RunCommand(_) => "run_command",
         }
     }
 
@@ -195,6 +216,10 @@ impl LuaCall {
             LuaCall::ReviewRefused { message } | LuaCall::Refused { message } => {
                 vec![Value::from(message)]
             }
+            LuaCall::UserTool(call) => vec![msgpack(&call)?],
+            LuaCall::EditDecided { id, result } => vec![Value::from(id), from_json(&result)],
+            LuaCall::RunConfigurations { id } => vec![Value::from(id)],
+            LuaCall::RunCommand(request) => vec![msgpack(&request)?],
             LuaCall::FilesChanged(changes) => {
                 vec![msgpack(&changes.changed)?, msgpack(&changes.gone)?]
             }
@@ -300,6 +325,7 @@ mod tests {
                 character: 4,
                 text: None,
                 timeout_ms: 5000,
+                ..Default::default()
             }),
             LuaCall::ModifiedBuffers,
             LuaCall::BufferLines(vec![BufferRows {

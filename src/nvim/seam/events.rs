@@ -75,6 +75,12 @@ pub enum EditorEvent {
     DiffEdited(Edit),
     ReviewDone(ReviewDone),
     LspAnswer(LspAnswer),
+    /// The answer to a registered tool's call or a run (same shape).
+    ToolAnswer(LspAnswer),
+    /// The tools the config registered, all of them.
+    ToolsChanged(Vec<UserToolSpec>),
+    /// A Lua tool proposes an edit.
+    ProposeEdit(ProposedEdit),
     /// The project roots may have changed.
     RootsChanged,
     /// The files of the loaded buffers, to follow on disk (all of them).
@@ -103,6 +109,9 @@ impl EditorEvent {
         "roots_changed",
         "watch_files",
         "file_written",
+        "tool_answer",
+        "tools_changed",
+        "propose_edit",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -136,6 +145,13 @@ impl EditorEvent {
             "file_written" => Some(EditorEvent::FileWritten(args.first()?.as_str()?.to_owned())),
             "review_done" => typed(payload()?).map(EditorEvent::ReviewDone),
             "lsp_answer" => typed(payload()?).map(EditorEvent::LspAnswer),
+            "tool_answer" => typed(payload()?).map(EditorEvent::ToolAnswer),
+            "tools_changed" => match payload()? {
+                // Lua sends an empty list as an empty map.
+                Json::Object(map) if map.is_empty() => Some(EditorEvent::ToolsChanged(vec![])),
+                tools => typed(tools).map(EditorEvent::ToolsChanged),
+            },
+            "propose_edit" => typed(payload()?).map(EditorEvent::ProposeEdit),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
             "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
             "list_models" => Some(EditorEvent::ListModels),

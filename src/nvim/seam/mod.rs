@@ -22,10 +22,10 @@
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
 //! | `save_document`  | path, real           | `saveDocument`: `{ok, saved, message}` or nil; writes only while `path` still leads to `real` |
 //! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
-//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, timeout_ms}`; answered later by `lsp_answer` with hover's `{markdown}`, else the servers' own `{responses = [{encoding, result}]}` |
+//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, item?, client_id?, timeout_ms}` (kinds in `LspQuery`; hierarchy steps ask client `client_id` about `item`); answered later by `lsp_answer` with hover's `{markdown}`, else the servers' own `{responses = [{encoding, client_id, result}]}` |
 //! | `modified_buffers` | –                  | MCP LSP tools: `[{buf, path}]`, the loaded file buffers with unsaved edits |
 //! | `buffer_lines` | wanted                 | MCP LSP tools: `[[text]]`, the text of the rows of each `{buf, rows}` (0-based) |
-//! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), computed without touching buffers; answered later by `lsp_answer` with `{files = [{path, text}]}` or `{actions}` |
+//! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), answered later by `lsp_answer` with the server's edit as it sent it, `{edit (a WorkspaceEdit), encoding, note?}` (the host applies it), or `{actions}` |
 //! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked (only while `path` still leads to `real`), if it still holds `expected`; → `{ok, error?, why?, stale?, in_buffer?, written, no_buffer?}` (`no_buffer`: the host writes the file) |
 //! | `edit_notice` | notice                  | MCP edits: tell the person an accepted edit of `{path}` was not applied as it was (`why`) and keep its text (`kept`, lines) in a buffer of its own; → that buffer or nil |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
@@ -34,6 +34,10 @@
 //! | `review_refused` | message              | a review request was refused: tell the person why |
 //! | `refused`     | message                 | an agent's request was refused (a path out of the project): tell the person why |
 //! | `files_changed` | changed, gone         | files of loaded buffers changed on disk, or went away (buffer names; one call per quiet period) |
+//! | `user_tool`   | call                    | MCP: run the handler of the registered tool `{id, name, arguments}`; answered later by `tool_answer` with `{text, structured?}` or an error |
+//! | `edit_decided`| id, result              | MCP: what became of `propose_edit` `id`: `{ok, text, structured?}` |
+//! | `run_configurations` | id               | MCP `get_run_configurations`: answered later by `tool_answer` with `{configurations = [{name, kind, command?, description}]}` |
+//! | `run_command` | request                 | MCP: ask the person, then run configuration `name` or shell `command` in a terminal window `{id, name?, command?, cwd, timeout_ms, max_lines}`; answered later by `tool_answer` with `{command, exit_code?, output, cut?, running?, declined?, quickfix?, started?}` |
 //!
 //! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
 //! | event                 | args                  | meaning                                  |
@@ -51,10 +55,13 @@
 //! | `diff_edited`         | id, seq, side, first, last, lines | a side of large diff `id` changed: lines `first..last` (0-based, as last sent) are now `lines` |
 //! | `no_file`             | –                     | debounced: the current window shows no file (help, terminal, …) |
 //! | `review_done`         | result                | review `id` was submitted or cancelled `{id, status, comments}` |
-//! | `lsp_answer`          | answer                | `{id, result?, error?, no_server?, filetype?}` for `lsp_request` `id` |
+//! | `lsp_answer`          | answer                | `{id, result?, error?, no_server?, filetype?}` for `lsp_request` or `lsp_edit` `id` |
 //! | `roots_changed`       | –                     | the cwd, a language server or its workspace folders changed: the project roots the host keeps are stale |
 //! | `watch_files`         | paths                 | option `watch_files`: the files of every loaded buffer, to watch on disk (the whole list, debounced) |
 //! | `file_written`        | path                  | Neovim wrote this watched file itself: no change to report |
+//! | `tool_answer`         | answer                | `{id, result?, error?}` for `user_tool`, `run_configurations` or `run_command` `id` |
+//! | `tools_changed`       | tools                 | every MCP tool the config registered `[{name, description, input_schema}]` |
+//! | `propose_edit`        | edit                  | a registered tool proposes `{id, title?, files = [{path, text}]}`; answered by `edit_decided` |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with
@@ -70,7 +77,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 13;
+pub const SEAM_VERSION: u64 = 14;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

@@ -230,12 +230,16 @@ pub struct SaveOutcome {
 
 /// An LSP request for Lua to make; positions are 0-based, `character` in
 /// UTF-16 code units.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct LspQuery {
     pub id: u64,
-    /// `hover`, `definition`, `references`, `symbols`, `problems` (the
-    /// file's diagnostics once its servers published) or
-    /// `workspace_symbols` (of `text`, across the servers; no `path`).
+    /// `hover`, `definition`, `references`, `implementation`,
+    /// `type_definition`, `declaration`, `symbols`, `problems` (the file's
+    /// diagnostics once its servers published), `workspace_symbols` (of
+    /// `text`, across the servers; no `path`), `call_hierarchy` and
+    /// `type_hierarchy` (prepare at the position) or one of
+    /// `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes` (of
+    /// `item`, asked of client `client_id`; no position).
     pub kind: &'static str,
     /// Absolute.
     pub path: String,
@@ -244,6 +248,12 @@ pub struct LspQuery {
     /// The query of `workspace_symbols`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// A hierarchy item a server returned, to ask about again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<Json>,
+    /// The client that returned `item`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<u64>,
     /// Bound of the whole request, waiting for a server included.
     pub timeout_ms: u64,
 }
@@ -341,4 +351,57 @@ where
         Json::Object(map) if map.is_empty() => Ok(vec![]),
         list => serde_json::from_value(list).map_err(serde::de::Error::custom),
     }
+}
+
+/// An MCP tool a Neovim config registered in Lua; its handler stays there.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct UserToolSpec {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// A JSON Schema whose `type` is `object`.
+    pub input_schema: Json,
+}
+
+/// A call of a registered tool, for Lua's handler; answered by
+/// `tool_answer` `id`.
+#[derive(Debug, Serialize)]
+pub struct UserToolCall {
+    pub id: u64,
+    pub name: String,
+    pub arguments: Json,
+}
+
+/// A run configuration or terminal command to run once the person agrees;
+/// answered by `tool_answer` `id`.
+#[derive(Debug, Default, Serialize)]
+pub struct RunRequest {
+    pub id: u64,
+    /// A configuration `run_configurations` listed, by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A shell command (`execute_terminal_command`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Where it runs: the project root.
+    pub cwd: String,
+    /// How long the call waits for it to finish; it keeps running after.
+    pub timeout_ms: u64,
+    /// Lines of output kept for the answer (the last ones).
+    pub max_lines: u64,
+}
+
+/// Files a Lua tool proposes to change, through the person's approval.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ProposedEdit {
+    pub id: u64,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub files: Vec<ProposedFile>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ProposedFile {
+    pub path: String,
+    pub text: String,
 }

@@ -9,7 +9,7 @@ use std::io::{self, Cursor, Read, Write};
 
 use libfuzzer_sys::fuzz_target;
 use pi_ide::jsonrpc::{self, Incoming};
-use pi_ide::mcp::{Route, route};
+use pi_ide::claude_ide::{Route, route};
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocket, WebSocketConfig};

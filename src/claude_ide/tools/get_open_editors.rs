@@ -1,0 +1,64 @@
+//! `getOpenEditors {}`: the listed file buffers; the current window's one
+//! is active.
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::{Call, Tool, ToolSpec, json_text, language_id};
+use crate::nvim::seam::{LuaCall, OpenEditor};
+use crate::selection::file_url;
+use crate::client::ClientId;
+use crate::state::State;
+
+const SPEC: ToolSpec = ToolSpec {
+    name: "getOpenEditors",
+    description: "The files open in Neovim (listed buffers): uri, label, language, unsaved changes, which is current.",
+    schema: || json!({"type": "object", "properties": {}}),
+};
+
+pub const TOOL: Tool = Tool {
+    spec: SPEC,
+    waits_for_the_person: false,
+    parse: |_| Ok(Box::new(Args)),
+};
+
+/// The tool takes no arguments.
+#[derive(Debug)]
+pub struct Args;
+
+#[async_trait]
+impl Call for Args {
+    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
+        run(state).await
+    }
+}
+
+pub async fn run(state: &State) -> Value {
+    let editors = match state
+        .editor
+        .query::<Vec<OpenEditor>>(LuaCall::OpenEditors)
+        .await
+    {
+        Ok(editors) => editors.unwrap_or_default(),
+        Err(error) => {
+            tracing::warn!("cannot list the open buffers: {error}");
+            vec![]
+        }
+    };
+    let tabs: Vec<Value> = editors
+        .iter()
+        .map(|editor| {
+            let label = std::path::Path::new(&editor.path)
+                .file_name()
+                .map_or_else(|| editor.path.clone(), |n| n.to_string_lossy().into_owned());
+            json!({
+                "uri": file_url(&editor.path),
+                "isActive": editor.active,
+                "label": label,
+                "languageId": language_id(&editor.filetype),
+                "isDirty": editor.modified,
+            })
+        })
+        .collect();
+    json_text(json!({ "tabs": tabs }))
+}

@@ -1,0 +1,65 @@
+//! `saveDocument {filePath}`: writes a workspace file's buffer with `:write`,
+//! never a pi-ide diff buffer, never with a prompt (a file changed on disk
+//! since Neovim read it is refused, not overwritten), and never where a
+//! link swapped in since the path was checked would lead.
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::{Call, Tool, 
+    FilePathArgs, ToolError, ToolSpec, arguments, confine, file_path_schema, json_text, workspace,
+};
+use crate::nvim::seam::{LuaCall, SaveOutcome};
+use crate::client::ClientId;
+use crate::state::State;
+
+const SPEC: ToolSpec = ToolSpec {
+    name: "saveDocument",
+    description: "Write the unsaved changes of a workspace file's buffer to disk.",
+    schema: file_path_schema,
+};
+
+pub const TOOL: Tool = Tool {
+    spec: SPEC,
+    waits_for_the_person: false,
+    parse: |args| Ok(Box::new(parse(args)?)),
+};
+
+#[async_trait]
+impl Call for Args {
+    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
+        run(state, *self).await
+    }
+}
+
+/// The file asked about.
+#[derive(Debug)]
+pub struct Args(FilePathArgs);
+
+pub fn parse(args: Value) -> Result<Args, ToolError> {
+    arguments("saveDocument", args).map(Args)
+}
+
+pub async fn run(state: &State, Args(args): Args) -> Value {
+    let answer = |path: &str, success: bool, saved: bool, message: String| {
+        json_text(json!({"success": success, "filePath": path, "saved": saved, "message": message}))
+    };
+    let root = match workspace(state).await {
+        Ok(root) => root,
+        Err(error) => return answer(&args.file_path, false, false, error),
+    };
+    let confined = match confine(&root, &args.file_path) {
+        Ok(confined) => confined,
+        Err(why) => return answer(&args.file_path, false, false, format!("{why}: not saved")),
+    };
+    let path = confined.path.clone();
+    let call = LuaCall::SaveDocument {
+        path: confined.path,
+        real: confined.real.to_string_lossy().into_owned(),
+    };
+    match state.editor.query::<SaveOutcome>(call).await {
+        Ok(Some(outcome)) => answer(&path, outcome.ok, outcome.saved, outcome.message),
+        Ok(None) => answer(&path, false, false, format!("Document not open: {path}")),
+        Err(error) => answer(&path, false, false, format!("cannot save {path}: {error}")),
+    }
+}

@@ -1,0 +1,184 @@
+//! The MCP tools that change files, and the approval that guards them.
+//! Every tool computes the new text of each file it changes and hands the
+//! lot to [`propose`]: with `mcp.approve_edits` (the default) each file is
+//! shown as a diff, like `openDiff`, and the call is answered once every
+//! file is decided; accepted files get the proposal buffer's final text
+//! (the person's edits included) in their buffer and on disk. Without
+//! approval the texts go into the buffers, undoably, unsaved.
+//!
+//! * [`accept`]  – an accepted file applied, or shown again when it
+//!   changed meanwhile, or kept for the person when it cannot be.
+//! * [`current`] – a file's text before the edit (buffer, else disk).
+//! * [`text`]    – `replace_text_in_file`, `create_new_file`.
+//! * [`lsp`]     – `reformat_file`, `rename_refactoring`,
+//!   `get_code_actions`, `apply_code_action`, from language servers.
+//! * [`patch`]   – unified diffs read and applied to a file's text.
+//! * [`text_edits`] – language servers' edits applied to a file's text.
+//! * [`report`]  – what the agent is told.
+
+mod accept;
+pub mod current;
+pub mod lsp;
+pub mod patch;
+mod report;
+pub mod text;
+mod text_edits;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use futures_util::future::join_all;
+
+use super::{Answer, Project};
+use crate::client::ClientId;
+use crate::diff::pending::DiffOutcome;
+use crate::diff::prepare::{EditInfo, prepare_lines};
+use crate::diff::text::Lines;
+use crate::state::{DiffTarget, State};
+use accept::Applied;
+use current::Current;
+use report::{Fate, Report};
+
+/// One file an edit changes: what it holds now and its proposed text.
+pub struct Change {
+    /// Absolute, inside the project root.
+    pub path: String,
+    pub before: Current,
+    /// The whole new text (`\n` newlines are kept as the file's own).
+    pub after: String,
+}
+
+/// Numbers each tool call's group of diffs.
+static GROUPS: AtomicU64 = AtomicU64::new(0);
+
+/// Proposes `changes` as one edit by tool `title`, waits for the person
+/// when approval is on, applies what they accepted and says what happened.
+pub async fn propose(
+    state: &State,
+    project: &Project,
+    title: &str,
+    changes: Vec<Change>,
+) -> Answer {
+    let changes: Vec<(Change, Lines)> = changes
+        .into_iter()
+        .map(|change| {
+            let proposal = change.before.proposal(&change.after);
+            (change, proposal)
+        })
+        .filter(|(change, proposal)| !change.before.unchanged_by(proposal))
+        .collect();
+    let mut report = Report::new(project, state.approve_edits);
+    if changes.is_empty() {
+        return report.finish();
+    }
+    if !state.approve_edits {
+        for (change, proposal) in changes {
+            let fate = match accept::apply(
+                state,
+                project,
+                &change.path,
+                &change.before,
+                proposal,
+                false,
+            )
+            .await
+            {
+                Applied::Done => Fate::Applied {
+                    edited: false,
+                    rebased: false,
+                },
+                Applied::Stale(message) | Applied::Failed { message, .. } => Fate::Failed(message),
+            };
+            report.add(&change.path, fate);
+        }
+        return report.finish();
+    }
+    let group = GROUPS.fetch_add(1, Ordering::Relaxed) + 1;
+    let count = changes.len();
+    let mut shown = Vec::with_capacity(count);
+    let mut tabs = Vec::with_capacity(count);
+    for (index, (change, proposal)) in changes.iter().enumerate() {
+        let shown_as = Shown {
+            tab_name: format!("mcp-{group}:{}", project.relative(&change.path)),
+            edit: EditInfo {
+                group,
+                index: index + 1,
+                count,
+                title: title.to_owned(),
+                from_buffer: change.before.from_buffer,
+            },
+        };
+        tabs.push(shown_as.tab_name.clone());
+        shown.push(async move {
+            let outcome = show(state, &change.path, &change.before, proposal, &shown_as).await;
+            (outcome, shown_as)
+        });
+    }
+    let withdraw = Withdraw { state, tabs };
+    let outcomes = join_all(shown).await;
+    withdraw.disarm();
+    for ((change, proposal), (outcome, shown_as)) in changes.into_iter().zip(outcomes) {
+        let fate = match outcome {
+            DiffOutcome::Accepted(text) => {
+                accept::accepted(state, project, &change, &proposal, &text, shown_as).await
+            }
+            DiffOutcome::Rejected { reason: None } => Fate::Declined,
+            DiffOutcome::Rejected {
+                reason: Some(reason),
+            } => Fate::NotShown(reason),
+        };
+        report.add(&change.path, fate);
+    }
+    report.finish()
+}
+
+/// Where a file's diff is shown: its tab and what the winbar says.
+#[derive(Clone)]
+struct Shown {
+    tab_name: String,
+    edit: EditInfo,
+}
+
+/// Shows `proposal` against `before` and waits for the person.
+async fn show(
+    state: &State,
+    path: &str,
+    before: &Current,
+    proposal: &Lines,
+    shown: &Shown,
+) -> DiffOutcome {
+    let target = DiffTarget {
+        tab_name: shown.tab_name.clone(),
+        path: path.to_owned(),
+        original_path: path.to_owned(),
+        edit: Some(shown.edit.clone()),
+    };
+    let sides = prepare_lines(before.text.clone(), before.exists, proposal.clone());
+    match sides.await {
+        Ok(sides) => state.show_diff(ClientId::MCP, target, sides).await,
+        Err(reason) => DiffOutcome::rejected(reason),
+    }
+}
+
+/// Closes an edit's diffs when its call ends before the person decided
+/// (the agent cancelled it or went away).
+struct Withdraw<'a> {
+    state: &'a State,
+    tabs: Vec<String>,
+}
+
+impl Withdraw<'_> {
+    fn disarm(mut self) {
+        self.tabs.clear();
+    }
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        for tab in self.tabs.drain(..) {
+            if let Some(diff) = self.state.diffs.take_tab(ClientId::MCP, &tab) {
+                self.state
+                    .finish_diff(diff, DiffOutcome::rejected("the agent cancelled the edit"));
+            }
+        }
+    }
+}

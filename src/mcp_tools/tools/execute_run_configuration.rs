@@ -1,0 +1,46 @@
+//! `execute_run_configuration {name, timeout?, maxLinesCount?}`: runs one
+//! of `get_run_configurations` once the person agreed, seeing the exact
+//! command, in a terminal window in Neovim; its exit code and last lines of
+//! output (and, for `make`, the quickfix list it filled). Declined: isError.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::Tool;
+use crate::mcp_tools::run::{Run, execute};
+use crate::mcp_tools::{Answer, Project, arguments};
+use crate::state::State;
+
+pub const TOOL: Tool = Tool {
+    name: "execute_run_configuration",
+    description: "Run one of get_run_configurations by name. The person is asked first, seeing the exact command (declined: isError); it runs in a terminal window in Neovim. Returns its exit code and last lines of output; `make` also fills Neovim's quickfix list from its output, and the entries are returned.",
+    properties: || {
+        json!({
+            "name": {"type": "string", "description": "A name get_run_configurations listed"},
+            "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds to wait for it to finish once it started (default 120000, at most 600000); it keeps running after"},
+            "maxLinesCount": {"type": "integer", "minimum": 1, "description": "Last lines of output returned (default 200)"},
+        })
+    },
+    required: &["name"],
+    waits_for_the_person: true,
+    run: |state, project, args| Box::pin(run(state, project, args)),
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Args {
+    name: String,
+    timeout: Option<u64>,
+    max_lines_count: Option<u64>,
+}
+
+async fn run(state: &State, project: &Project, args: Value) -> Answer {
+    let args: Args = arguments("execute_run_configuration", args)?;
+    let run = Run {
+        name: Some(args.name),
+        command: None,
+        timeout_ms: args.timeout,
+        max_lines: args.max_lines_count,
+    };
+    execute(state, project, run).await
+}
