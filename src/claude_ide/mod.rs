@@ -50,6 +50,34 @@ pub fn route(method: &str, params: &Value) -> Route {
     }
 }
 
+/// The reply to a request that needs nothing from Neovim, made at once so
+/// the connection answers it without a task; `None` for the others.
+pub fn answer_now(
+    state: &State,
+    client: ClientId,
+    id: &Value,
+    method: &str,
+    params: &Value,
+) -> Option<String> {
+    match method {
+        "ping" => Some(jsonrpc::result_json(id, "{}")),
+        "tools/list" => Some(jsonrpc::result_json(id, tools::list_json())),
+        "tools/call" if params.get("name").and_then(Value::as_str) == Some("getDiagnostics") => {
+            let args = match params.get("arguments") {
+                None | Some(Value::Null) => json!({}),
+                Some(arguments) => arguments.clone(),
+            };
+            let uri = tools::diagnostics_uri(args).ok()?;
+            let kind = state.clients.kind(client)?;
+            let text = state.diagnostics.answer_now(kind, uri.as_deref())?;
+            let text = serde_json::to_string(&text).expect("a string serializes");
+            let result = format!(r#"{{"content":[{{"type":"text","text":{text}}}]}}"#);
+            Some(jsonrpc::result_json(id, &result))
+        }
+        _ => None,
+    }
+}
+
 /// Handles one request and queues its reply.
 pub async fn request(state: &State, client: ClientId, id: Value, method: &str, params: Value) {
     let route = route(method, &params);

@@ -94,6 +94,11 @@ impl Mirror {
         self.render(kind, uri)
     }
 
+    /// The answer at once, unless announced data is still on its way.
+    pub fn answer_now(&self, kind: ClientKind, uri: Option<&str>) -> Option<String> {
+        (!*self.pending.borrow()).then(|| self.render(kind, uri))
+    }
+
     /// `(path, [{severity, message, source?, range}])` of every file with
     /// diagnostics, as Lua reported them (0-based ranges), by path.
     pub async fn files(&self) -> Vec<(String, Vec<Value>)> {

@@ -125,7 +125,11 @@ async fn startup(plugin: &Plugin) {
         }
         sample.push(started.elapsed().as_secs_f64() * 1e3);
     }
-    report(&format!("startup_{}_setup_to_lockfile", plugin.label), median(sample), "ms");
+    report(
+        &format!("startup_{}_setup_to_lockfile", plugin.label),
+        median(sample),
+        "ms",
+    );
 }
 
 fn has_lockfile(dir: &Path) -> bool {
@@ -247,7 +251,11 @@ async fn memory() {
     tokio::time::sleep(Duration::from_secs(3)).await;
     let later = rss_kib(host);
     report("ws_memory_host_rss_idle", idle as f64 / 1024.0, "MiB");
-    report("ws_memory_host_rss_after_16mib_message", right_after as f64 / 1024.0, "MiB");
+    report(
+        "ws_memory_host_rss_after_16mib_message",
+        right_after as f64 / 1024.0,
+        "MiB",
+    );
     report(
         "ws_memory_host_rss_3s_after_16mib_message_above_idle",
         (later as f64 - idle as f64) / 1024.0,

@@ -75,12 +75,23 @@ impl ToolError {
     }
 }
 
+/// `{"tools": [...]}` as JSON text, built once: it never changes.
+pub fn list_json() -> &'static str {
+    static LIST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LIST.get_or_init(|| json!({"tools": list()}).to_string())
+}
+
 pub fn list() -> Value {
     TOOLS
         .iter()
         .map(|tool| &tool.spec)
         .map(|spec| json!({"name": spec.name, "description": spec.description, "inputSchema": (spec.schema)()}))
         .collect()
+}
+
+/// The `uri` of `getDiagnostics` arguments, checked as a call would be.
+pub fn diagnostics_uri(arguments: Value) -> Result<Option<String>, ToolError> {
+    get_diagnostics::parse(arguments).map(|args| args.uri)
 }
 
 /// A `tools/call` whose tool exists and whose arguments were checked.
