@@ -62,16 +62,18 @@ pub fn answer_now(
     match method {
         "ping" => Some(jsonrpc::result_json(id, "{}")),
         "tools/list" => Some(jsonrpc::result_json(id, tools::list_json())),
-        "tools/call" if params.get("name").and_then(Value::as_str) == Some("getDiagnostics") => {
-            let args = match params.get("arguments") {
-                None | Some(Value::Null) => json!({}),
-                Some(arguments) => arguments.clone(),
-            };
-            let uri = tools::diagnostics_uri(args).ok()?;
+        // Every file's diagnostics, pi's call before each model request.
+        "tools/call"
+            if params.get("name").and_then(Value::as_str) == Some("getDiagnostics")
+                && params.get("arguments").is_none_or(|args| {
+                    args.is_null() || args.as_object().is_some_and(|a| a.is_empty())
+                }) =>
+        {
             let kind = state.clients.kind(client)?;
-            let text = state.diagnostics.answer_now(kind, uri.as_deref())?;
-            let text = serde_json::to_string(&text).expect("a string serializes");
-            let result = format!(r#"{{"content":[{{"type":"text","text":{text}}}]}}"#);
+            let result = state.diagnostics.reply_now(kind, |text| {
+                let text = serde_json::to_string(text).expect("a string serializes");
+                format!(r#"{{"content":[{{"type":"text","text":{text}}}]}}"#)
+            })?;
             Some(jsonrpc::result_json(id, &result))
         }
         _ => None,

@@ -36,7 +36,7 @@ impl Call for Args {
 
 #[derive(Debug, Deserialize)]
 pub struct Args {
-    pub(super) uri: Option<String>,
+    uri: Option<String>,
 }
 
 pub fn parse(args: Value) -> Result<Args, ToolError> {

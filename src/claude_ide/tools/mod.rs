@@ -89,11 +89,6 @@ pub fn list() -> Value {
         .collect()
 }
 
-/// The `uri` of `getDiagnostics` arguments, checked as a call would be.
-pub fn diagnostics_uri(arguments: Value) -> Result<Option<String>, ToolError> {
-    get_diagnostics::parse(arguments).map(|args| args.uri)
-}
-
 /// A `tools/call` whose tool exists and whose arguments were checked.
 #[derive(Debug)]
 pub struct ToolCall {
