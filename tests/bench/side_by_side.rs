@@ -9,7 +9,11 @@
 //!   written, for the same calls (`$PI_IDE_FRAME_TIMINGS`).
 //! * `ws_load_*`: 8 agents × 2,000 requests, alternating `tools/list` and
 //!   `getDiagnostics`, while the person moves the cursor and the
-//!   diagnostics change.
+//!   diagnostics change; the agents share one Python process.
+//! * `ws_load_processes_*`: the same with each agent in a process of its
+//!   own, as agents are (one asyncio loop for eight measures its queue).
+//!   `*_editor_cpu` is the CPU time Neovim and the host used meanwhile.
+//!   Each load figure is the median of three rounds, the plugins in turn.
 //! * `startup_*`: `setup()` to the lockfile on disk, median of runs.
 //! * `ws_memory_*`: host RSS idle, and 3 s after a 16 MiB message with the
 //!   connection still open.
@@ -31,6 +35,7 @@ const CALLS: usize = 1_000;
 const AGENTS: usize = 8;
 const REQUESTS: usize = 2_000;
 const STARTUP_RUNS: usize = 7;
+const LOAD_ROUNDS: usize = 3;
 const LARGE_MESSAGE_BYTES: usize = 16 << 20;
 
 /// The same options for every session: a short selection debounce, so the
@@ -70,8 +75,19 @@ pub async fn run() {
     for plugin in plugins.iter().filter(|p| p.label != "claudecode") {
         sequential(plugin).await;
     }
-    for plugin in plugins.iter().filter(|p| p.label != "claudecode") {
-        load(plugin).await;
+    // Load figures swing with whatever else the machine runs: the plugins
+    // take turns, and each figure is the median of the rounds.
+    let mut rounds: Vec<Vec<(String, f64)>> = Vec::new();
+    for _ in 0..LOAD_ROUNDS {
+        let mut round = Vec::new();
+        for plugin in plugins.iter().filter(|p| p.label != "claudecode") {
+            round.extend(load(plugin).await);
+            round.extend(load_processes(plugin).await);
+        }
+        rounds.push(round);
+    }
+    for (at, (name, _)) in rounds[0].iter().enumerate() {
+        report(name, median(rounds.iter().map(|r| r[at].1).collect()), "ms");
     }
     memory().await;
 }
@@ -192,7 +208,7 @@ async fn host_frame_times(timings: &Path) {
     }
 }
 
-async fn load(plugin: &Plugin) {
+async fn load(plugin: &Plugin) -> Vec<(String, f64)> {
     let session = session(plugin, &[]).await;
     let (child, mut lines) = client(
         &session,
@@ -200,6 +216,7 @@ async fn load(plugin: &Plugin) {
     )
     .await;
     assert_eq!(next_line(&mut lines).await["ready"], true);
+    let cpu_before = editor_cpu_ms(&session, plugin).await;
     let finished = next_line(&mut lines);
     tokio::pin!(finished);
     let mut step = 0u64;
@@ -215,15 +232,69 @@ async fn load(plugin: &Plugin) {
             }
         }
     };
+    let cpu = editor_cpu_ms(&session, plugin).await - cpu_before;
     finish(child).await;
     assert_eq!(figures["answered"], AGENTS * REQUESTS, "{figures}");
-    for q in ["p50", "p99", "max"] {
-        report(
-            &format!("ws_load_{}_{q}", plugin.label),
-            figures[q].as_f64().unwrap(),
-            "ms",
-        );
+    let mut figures: Vec<(String, f64)> = ["p50", "p99", "max"]
+        .iter()
+        .map(|q| {
+            (
+                format!("ws_load_{}_{q}", plugin.label),
+                figures[q].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    figures.push((format!("ws_load_{}_editor_cpu", plugin.label), cpu));
+    figures
+}
+
+async fn load_processes(plugin: &Plugin) -> Vec<(String, f64)> {
+    let session = session(plugin, &[]).await;
+    let mut agents = Vec::new();
+    for _ in 0..AGENTS {
+        let (child, mut lines) = client(&session, &["agent", &REQUESTS.to_string()]).await;
+        assert_eq!(next_line(&mut lines).await["ready"], true);
+        agents.push((child, lines));
     }
+    for (child, _) in &mut agents {
+        let stdin = child.stdin.as_mut().unwrap();
+        stdin.write_all(b"go\n").await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+    let answers = {
+        let finished =
+            futures_util::future::join_all(agents.iter_mut().map(|(_, lines)| next_line(lines)));
+        tokio::pin!(finished);
+        let mut step = 0u64;
+        let answers = loop {
+            tokio::select! {
+                answers = &mut finished => break answers,
+                () = tokio::time::sleep(Duration::from_millis(2)) => {
+                    session.input(if step.is_multiple_of(2) { "5j" } else { "5k" }).await;
+                    if step.is_multiple_of(25) {
+                        set_diagnostics(&session, step).await;
+                    }
+                    step += 1;
+                }
+            }
+        };
+        answers
+    };
+    for (child, _) in agents {
+        finish(child).await;
+    }
+    let mut all: Vec<f64> = answers
+        .iter()
+        .flat_map(|answer| answer["latencies"].as_array().unwrap().iter())
+        .filter_map(Value::as_f64)
+        .collect();
+    assert_eq!(all.len(), AGENTS * REQUESTS);
+    all.sort_by(f64::total_cmp);
+    let at = |q: f64| all[((all.len() - 1) as f64 * q).round() as usize];
+    [("p50", at(0.5)), ("p99", at(0.99)), ("max", at(1.0))]
+        .into_iter()
+        .map(|(q, value)| (format!("ws_load_processes_{}_{q}", plugin.label), value))
+        .collect()
 }
 
 /// Host RSS with an agent connected, before and 3 s after a large message.
@@ -262,6 +333,32 @@ async fn memory() {
         "MiB",
     );
     finish(child).await;
+}
+
+/// CPU time a process has used, in ms.
+fn cpu_ms(pid: i64) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command's closing parenthesis; utime and stime are 14 and 15.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i)?.parse::<f64>().ok())
+        .sum();
+    // SAFETY: sysconf only reads a constant.
+    ticks * 1e3 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+}
+
+/// Neovim's and (for ours) the host's CPU time, in ms.
+async fn editor_cpu_ms(session: &Session, plugin: &Plugin) -> f64 {
+    let nvim = i64::from(session.child.id().unwrap());
+    let host = if plugin.ours {
+        cpu_ms(host_pid(session).await)
+    } else {
+        0.0
+    };
+    cpu_ms(nvim) + host
 }
 
 /// Starts `ws_client.py MODE PORT TOKEN ARGS…` against `session`.

@@ -5,7 +5,12 @@ Python harnesses do, and prints one JSON object per figure group on stdout:
 
     ws_client.py sequential PORT TOKEN CALLS
     ws_client.py load PORT TOKEN CLIENTS REQUESTS
+    ws_client.py agent PORT TOKEN REQUESTS
     ws_client.py hold PORT TOKEN BYTES
+
+`agent` is one agent of the load in a process of its own, as agents are:
+it connects, prints {"ready": true}, starts on a line of stdin and prints
+every latency.
 
 `hold` connects, prints {"ready": true}, then on each line of stdin sends one
 request of BYTES bytes, waits for its answer and prints {"answered": true};
@@ -105,6 +110,21 @@ async def load(port, token, clients, requests):
     }), flush=True)
 
 
+async def agent(port, token, requests):
+    ws = await open_agent(port, token)
+    print(json.dumps({"ready": True}), flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    latencies = []
+    for n in range(requests):
+        method, params = REQUESTS["tools_list" if n % 2 == 0 else "get_diagnostics"]
+        started = time.perf_counter_ns()
+        reply = await call(ws, method, params)
+        latencies.append((time.perf_counter_ns() - started) / 1e6)
+        assert "result" in reply, reply
+    await ws.close()
+    print(json.dumps({"latencies": latencies}), flush=True)
+
+
 async def hold(port, token, size):
     ws = await open_agent(port, token)
     print(json.dumps({"ready": True}), flush=True)
@@ -119,7 +139,7 @@ async def hold(port, token, size):
 def main():
     mode, port, token, *rest = sys.argv[1:]
     numbers = [int(n) for n in rest]
-    run = {"sequential": sequential, "load": load, "hold": hold}[mode]
+    run = {"sequential": sequential, "load": load, "agent": agent, "hold": hold}[mode]
     asyncio.run(run(int(port), token, *numbers))
 
 
