@@ -77,11 +77,7 @@ impl Decoder {
 
     /// The next event whose bytes have all arrived, consuming them from the
     /// front of `buf`; `Ok(None)` when more bytes are needed.
-    pub fn next(
-        &mut self,
-        buf: &mut Vec<u8>,
-        start: &mut usize,
-    ) -> Result<Option<Event>, Violation> {
+    pub fn next(&mut self, buf: &mut [u8], start: &mut usize) -> Result<Option<Event>, Violation> {
         loop {
             let Some(frame) = self.cut(&buf[*start..])? else {
                 return Ok(None);

@@ -217,21 +217,7 @@ async fn load(plugin: &Plugin) -> Vec<(String, f64)> {
     .await;
     assert_eq!(next_line(&mut lines).await["ready"], true);
     let cpu_before = editor_cpu_ms(&session, plugin).await;
-    let finished = next_line(&mut lines);
-    tokio::pin!(finished);
-    let mut step = 0u64;
-    let figures = loop {
-        tokio::select! {
-            figures = &mut finished => break figures,
-            () = tokio::time::sleep(Duration::from_millis(2)) => {
-                session.input(if step.is_multiple_of(2) { "5j" } else { "5k" }).await;
-                if step.is_multiple_of(25) {
-                    set_diagnostics(&session, step).await;
-                }
-                step += 1;
-            }
-        }
-    };
+    let figures = while_the_person_works(&session, next_line(&mut lines)).await;
     let cpu = editor_cpu_ms(&session, plugin).await - cpu_before;
     finish(child).await;
     assert_eq!(figures["answered"], AGENTS * REQUESTS, "{figures}");
@@ -261,25 +247,11 @@ async fn load_processes(plugin: &Plugin) -> Vec<(String, f64)> {
         stdin.write_all(b"go\n").await.unwrap();
         stdin.flush().await.unwrap();
     }
-    let answers = {
-        let finished =
-            futures_util::future::join_all(agents.iter_mut().map(|(_, lines)| next_line(lines)));
-        tokio::pin!(finished);
-        let mut step = 0u64;
-        let answers = loop {
-            tokio::select! {
-                answers = &mut finished => break answers,
-                () = tokio::time::sleep(Duration::from_millis(2)) => {
-                    session.input(if step.is_multiple_of(2) { "5j" } else { "5k" }).await;
-                    if step.is_multiple_of(25) {
-                        set_diagnostics(&session, step).await;
-                    }
-                    step += 1;
-                }
-            }
-        };
-        answers
-    };
+    let answers = while_the_person_works(
+        &session,
+        futures_util::future::join_all(agents.iter_mut().map(|(_, lines)| next_line(lines))),
+    )
+    .await;
     for (child, _) in agents {
         finish(child).await;
     }
@@ -295,6 +267,25 @@ async fn load_processes(plugin: &Plugin) -> Vec<(String, f64)> {
         .into_iter()
         .map(|(q, value)| (format!("ws_load_processes_{}_{q}", plugin.label), value))
         .collect()
+}
+
+/// Runs `work` while the person moves the cursor every 2 ms and the
+/// diagnostics change every 25 moves.
+async fn while_the_person_works<T>(session: &Session, work: impl Future<Output = T>) -> T {
+    tokio::pin!(work);
+    let mut step = 0u64;
+    loop {
+        tokio::select! {
+            done = &mut work => return done,
+            () = tokio::time::sleep(Duration::from_millis(2)) => {
+                session.input(if step.is_multiple_of(2) { "5j" } else { "5k" }).await;
+                if step.is_multiple_of(25) {
+                    set_diagnostics(session, step).await;
+                }
+                step += 1;
+            }
+        }
+    }
 }
 
 /// Host RSS with an agent connected, before and 3 s after a large message.
