@@ -120,6 +120,9 @@ pub async fn run(
             }
             buffers.out.clear();
             buffers.settle();
+            // Answers made here run no task of their own: an agent that
+            // keeps the socket busy must still let Neovim's events through.
+            tokio::task::yield_now().await;
         }
         if finished {
             break End::Done;
