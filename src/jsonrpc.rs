@@ -95,6 +95,18 @@ pub fn result(id: &Value, result: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
 }
 
+/// A success reply whose result is already JSON text.
+pub fn result_json(id: &Value, result: &str) -> String {
+    let id = id.to_string();
+    let mut reply = String::with_capacity(40 + id.len() + result.len());
+    reply.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    reply.push_str(&id);
+    reply.push_str(r#","result":"#);
+    reply.push_str(result);
+    reply.push('}');
+    reply
+}
+
 /// An error reply.
 pub fn error(id: &Value, code: i64, message: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()

@@ -50,6 +50,36 @@ pub fn route(method: &str, params: &Value) -> Route {
     }
 }
 
+/// The reply to a request that needs nothing from Neovim, made at once so
+/// the connection answers it without a task; `None` for the others.
+pub fn answer_now(
+    state: &State,
+    client: ClientId,
+    id: &Value,
+    method: &str,
+    params: &Value,
+) -> Option<String> {
+    match method {
+        "ping" => Some(jsonrpc::result_json(id, "{}")),
+        "tools/list" => Some(jsonrpc::result_json(id, tools::list_json())),
+        // Every file's diagnostics, pi's call before each model request.
+        "tools/call"
+            if params.get("name").and_then(Value::as_str) == Some("getDiagnostics")
+                && params.get("arguments").is_none_or(|args| {
+                    args.is_null() || args.as_object().is_some_and(|a| a.is_empty())
+                }) =>
+        {
+            let kind = state.clients.kind(client)?;
+            let result = state.diagnostics.reply_now(kind, |text| {
+                let text = serde_json::to_string(text).expect("a string serializes");
+                format!(r#"{{"content":[{{"type":"text","text":{text}}}]}}"#)
+            })?;
+            Some(jsonrpc::result_json(id, &result))
+        }
+        _ => None,
+    }
+}
+
 /// Handles one request and queues its reply.
 pub async fn request(state: &State, client: ClientId, id: Value, method: &str, params: Value) {
     let route = route(method, &params);

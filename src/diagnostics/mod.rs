@@ -10,7 +10,7 @@
 pub mod shape;
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -51,6 +51,9 @@ pub struct Mirror {
     /// True from an announced change until its data arrived; true at start
     /// until Lua's first snapshot.
     pending: watch::Sender<bool>,
+    /// [`Mirror::reply_now`]'s replies for pi's and Claude's shapes, until
+    /// the next change.
+    replies: Mutex<[Option<Arc<str>>; 2]>,
 }
 
 impl Default for Mirror {
@@ -58,6 +61,7 @@ impl Default for Mirror {
         Mirror {
             files: Mutex::default(),
             pending: watch::Sender::new(true),
+            replies: Mutex::default(),
         }
     }
 }
@@ -65,6 +69,7 @@ impl Default for Mirror {
 impl Mirror {
     /// Lua saw a change; its data follows.
     pub fn mark_pending(&self) {
+        *crate::mutex::lock(&self.replies) = Default::default();
         self.pending.send_replace(true);
     }
 
@@ -84,6 +89,8 @@ impl Mirror {
                 }
             }
         }
+        // After the files' lock: `reply_now` takes the two the other way round.
+        *crate::mutex::lock(&self.replies) = Default::default();
         self.pending.send_replace(false);
     }
 
@@ -92,6 +99,27 @@ impl Mirror {
     pub async fn answer(&self, kind: ClientKind, uri: Option<&str>) -> String {
         self.settle().await;
         self.render(kind, uri)
+    }
+
+    /// The answer for every file, turned into a reply by `reply`, at once
+    /// unless announced data is still on its way. Kept until the next
+    /// change: agents ask far more often than diagnostics change.
+    pub fn reply_now(
+        &self,
+        kind: ClientKind,
+        reply: impl FnOnce(&str) -> String,
+    ) -> Option<Arc<str>> {
+        if *self.pending.borrow() {
+            return None;
+        }
+        let slot = usize::from(kind == ClientKind::Claude);
+        let mut replies = crate::mutex::lock(&self.replies);
+        if let Some(kept) = &replies[slot] {
+            return Some(kept.clone());
+        }
+        let made: Arc<str> = reply(&self.render(kind, None)).into();
+        replies[slot] = Some(made.clone());
+        Some(made)
     }
 
     /// `(path, [{severity, message, source?, range}])` of every file with
@@ -258,5 +286,37 @@ mod tests {
             "data that never comes is waited for, boundedly"
         );
         assert_eq!(stale["file:///a"][0]["severity"], "Warning");
+    }
+
+    #[test]
+    fn a_reply_made_now_is_kept_until_the_next_change_and_never_made_while_one_is_coming() {
+        let mirror = Mirror::default();
+        assert_eq!(
+            mirror.reply_now(ClientKind::Pi, str::to_owned),
+            None,
+            "no snapshot yet"
+        );
+        mirror.update(vec![buffer(
+            1,
+            Some("file:///a"),
+            json!([{"severity": 1, "message": "x"}]),
+        )]);
+        let made = std::cell::Cell::new(0);
+        let reply = |text: &str| {
+            made.set(made.get() + 1);
+            format!("<{text}>")
+        };
+        let pi = mirror.reply_now(ClientKind::Pi, reply).unwrap();
+        assert_eq!(mirror.reply_now(ClientKind::Pi, reply).unwrap(), pi);
+        assert_eq!(made.get(), 1, "kept, not made again");
+        let claude = mirror.reply_now(ClientKind::Claude, reply).unwrap();
+        assert!(claude.starts_with("<[{\"uri\""), "{claude}");
+        assert!(pi.starts_with("<{\"file:///a\""), "{pi}");
+
+        mirror.mark_pending();
+        assert_eq!(mirror.reply_now(ClientKind::Pi, reply), None);
+        mirror.update(vec![buffer(1, Some("file:///a"), json!([]))]);
+        assert_eq!(&*mirror.reply_now(ClientKind::Pi, reply).unwrap(), "<{}>");
+        assert_eq!(made.get(), 3);
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
 //! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `mcp_tools`,
-//! `lsp_references`, `watch`, `statusline`) to run one group.
+//! `lsp_references`, `watch`, `statusline`, `side_by_side`) to run one group.
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
@@ -14,6 +14,7 @@ mod follow;
 mod mcp_client;
 mod mcp_tools;
 mod references;
+mod side_by_side;
 mod stamped;
 mod suggestions;
 
@@ -69,5 +70,8 @@ async fn main() {
     }
     if runs("statusline") {
         follow::statusline().await;
+    }
+    if runs("side_by_side") {
+        side_by_side::run().await;
     }
 }

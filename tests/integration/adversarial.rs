@@ -332,3 +332,22 @@ async fn an_unusable_lock_directory_is_reported_with_its_path() {
     );
     session.wait_stopped().await;
 }
+
+#[tokio::test]
+async fn a_large_message_leaves_no_memory_behind_while_its_agent_stays() {
+    let session = Session::start().await;
+    let host = session.running_host(0).await;
+    let mut agent = session.connect().await;
+    still_serves(&mut agent).await;
+    let idle = crate::load_driver::rss_kib(host);
+    let filler = "x".repeat(16 << 20);
+    let reply = agent.request("ping", json!({ "filler": filler })).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    drop(filler);
+    // Within 3 MiB of idle again, the connection still open.
+    eventually("the host to give the message's memory back", || async {
+        (crate::load_driver::rss_kib(host) <= idle + 3 * 1024).then_some(())
+    })
+    .await;
+    still_serves(&mut agent).await;
+}

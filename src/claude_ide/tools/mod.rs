@@ -75,6 +75,12 @@ impl ToolError {
     }
 }
 
+/// `{"tools": [...]}` as JSON text, built once: it never changes.
+pub fn list_json() -> &'static str {
+    static LIST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LIST.get_or_init(|| json!({"tools": list()}).to_string())
+}
+
 pub fn list() -> Value {
     TOOLS
         .iter()

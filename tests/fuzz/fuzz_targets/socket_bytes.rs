@@ -1,36 +1,16 @@
-//! Bytes from a socket → WebSocket frames (with the server's size limits)
+//! Bytes from a socket → WebSocket frames (the server's own decoder, with
+//! its size limits)
 //! → JSON-RPC messages → routed MCP requests. Nothing may panic, every
 //! request id must come back unchanged, and `openDiff` must never become a
 //! JSON-RPC error.
 
 #![no_main]
 
-use std::io::{self, Cursor, Read, Write};
-
 use libfuzzer_sys::fuzz_target;
-use pi_ide::jsonrpc::{self, Incoming};
 use pi_ide::claude_ide::{Route, route};
+use pi_ide::jsonrpc::{self, Incoming};
+use pi_ide::ws::frame::{Decoder, Event};
 use serde_json::Value;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
-
-/// A socket that reads the fuzz input and swallows what the server writes.
-struct Input(Cursor<Vec<u8>>);
-
-impl Read for Input {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf)
-    }
-}
-
-impl Write for Input {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 fn check_text(text: &str) {
     match jsonrpc::parse(text) {
@@ -40,6 +20,8 @@ fn check_text(text: &str) {
                 assert!(matches!(routed, Route::Tool(_)), "openDiff routed to {routed:?}");
             }
             let reply: Value = serde_json::from_str(&jsonrpc::result(&id, Value::Null)).unwrap();
+            assert_eq!(reply["id"], id);
+            let reply: Value = serde_json::from_str(&jsonrpc::result_json(&id, "{}")).unwrap();
             assert_eq!(reply["id"], id);
         }
         Ok(_) => {}
@@ -55,20 +37,28 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         check_text(text);
     }
-    // The raw input as a byte stream of client frames.
-    let max = pi_ide::ws::MAX_MESSAGE_BYTES;
-    let config = WebSocketConfig::default().max_message_size(Some(max)).max_frame_size(Some(max));
-    let mut socket = WebSocket::from_raw_socket(Input(Cursor::new(data.to_vec())), Role::Server, Some(config));
-    for _ in 0..64 {
-        match socket.read() {
-            Ok(Message::Text(text)) => check_text(text.as_str()),
-            Ok(Message::Binary(bytes)) => {
-                if let Ok(text) = std::str::from_utf8(&bytes) {
-                    check_text(text);
+    // The raw input as a byte stream of client frames, cut into reads of
+    // 1 to 256 bytes by its first byte.
+    let mut decoder = Decoder::new(pi_ide::ws::MAX_MESSAGE_BYTES);
+    let (mut buf, mut start) = (Vec::new(), 0);
+    let step = usize::from(data.first().copied().unwrap_or(0)) + 1;
+    'reads: for read in data.chunks(step) {
+        buf.extend_from_slice(read);
+        loop {
+            match decoder.next(&mut buf, &mut start) {
+                Ok(Some(Event::Text(text))) => check_text(&text),
+                Ok(Some(Event::Binary(bytes))) => {
+                    if let Ok(text) = std::str::from_utf8(&bytes) {
+                        check_text(text);
+                    }
                 }
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(_) => break 'reads,
             }
-            Ok(_) => {}
-            Err(_) => break,
         }
+        assert!(start <= buf.len());
     }
+    // The raw input as the head of an upgrade request.
+    let _ = pi_ide::ws::handshake::answer(data, "token");
 });

@@ -11,10 +11,21 @@ use crate::{host_binary, repo_root};
 /// The virtualenv's `bin` directory, created or brought up to date with
 /// the requirements file.
 pub fn python_tools() -> PathBuf {
+    virtualenv("python-tools", "tests/python/requirements.txt")
+}
+
+/// The bench's own virtualenv (the `websockets` client that plays an agent
+/// from outside the crate), pinned in `tests/bench/requirements.txt`.
+pub fn bench_tools() -> PathBuf {
+    virtualenv("bench-tools", "tests/bench/requirements.txt")
+}
+
+/// `target/<name>`'s `bin` directory, with `requirements` installed.
+fn virtualenv(name: &str, requirements: &str) -> PathBuf {
     static INSTALL: Mutex<()> = Mutex::new(());
     let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    let requirements = repo_root().join("tests/python/requirements.txt");
-    let venv = target_dir().join("python-tools");
+    let requirements = repo_root().join(requirements);
+    let venv = target_dir().join(name);
     let stamp = venv.join("installed-requirements.txt");
     let bin = venv.join("bin");
     if std::fs::read(&stamp).ok() == std::fs::read(&requirements).ok() && bin.exists() {
