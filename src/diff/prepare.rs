@@ -3,10 +3,12 @@
 //! need not compute them.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::hunks::{DEADLINE, Hunk, hunks, is_large};
+use super::parts::Content;
 use super::text::Lines;
 use super::words::words;
 
@@ -23,6 +25,26 @@ pub struct Prepared {
     /// With `hunks`: the words that differ in each hunk's changed lines
     /// (see [`super::words`]).
     pub words: Option<Vec<u32>>,
+    /// The lines, hunks and words follow in `diff_part` calls (see
+    /// [`Prepared::take_content`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub parts: bool,
+}
+
+impl Prepared {
+    /// A large diff's lines, hunks and words, taken out to be sent in
+    /// parts; what stays is the small rest Lua opens the view with.
+    pub fn take_content(&mut self) -> Option<Content> {
+        let hunks = std::mem::replace(self.hunks.as_mut()?, Vec::new());
+        let words = self.words.as_mut().map(std::mem::take).unwrap_or_default();
+        self.parts = true;
+        Some(Content {
+            original: Arc::new(std::mem::take(&mut self.original.lines)),
+            proposed: Arc::new(std::mem::take(&mut self.proposed.lines)),
+            hunks,
+            words,
+        })
+    }
 }
 
 /// What Lua's `open_diff` receives.
@@ -83,12 +105,10 @@ pub async fn prepare(
     if new_file_contents.contains('\0') {
         return Err("the proposed contents are binary".into());
     }
-    prepare_lines(
-        Lines::split(&original),
-        original_exists,
-        Lines::split(new_file_contents),
-    )
-    .await
+    let original_lines = Lines::split(&original);
+    // Held once, as lines, while the diff is computed.
+    drop(original);
+    prepare_lines(original_lines, original_exists, Lines::split(new_file_contents)).await
 }
 
 /// Both sides from text already read; large ones diffed off the UI thread.
@@ -104,6 +124,7 @@ pub async fn prepare_lines(
             proposed,
             hunks: None,
             words: None,
+            parts: false,
         });
     }
     let diffed = tokio::task::spawn_blocking(move || {
@@ -120,6 +141,7 @@ pub async fn prepare_lines(
         proposed,
         hunks: Some(found),
         words: Some(changed),
+        parts: false,
     })
 }
 

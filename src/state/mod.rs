@@ -18,6 +18,7 @@ pub mod reviews;
 pub mod roots;
 pub mod user_tools;
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use tokio::sync::watch;
 use crate::client::{ClientId, ClientKind};
 use crate::diagnostics::Mirror;
 use crate::diff::live::LiveDiffs;
+use crate::diff::parts::{Content, PARTS_IN_FLIGHT};
 use crate::diff::pending::{DiffOutcome, PendingDiff, PendingDiffs};
 use crate::diff::prepare::{DiffView, EditInfo, Prepared};
 use crate::jsonrpc;
@@ -178,8 +180,10 @@ impl State {
                 DiffOutcome::rejected("replaced by a newer openDiff with the same tab_name"),
             );
         }
-        if sides.hunks.is_some() {
-            let (original, proposed) = (&sides.original.lines, &sides.proposed.lines);
+        let mut sides = sides;
+        let content = sides.take_content();
+        if let Some(content) = &content {
+            let (original, proposed) = (&content.original, &content.proposed);
             self.live_diffs
                 .insert(begun.id, original.clone(), proposed.clone());
         }
@@ -193,12 +197,19 @@ impl State {
             sides,
             edit: target.edit,
         };
-        if let Err(error) = self.editor.call(LuaCall::OpenDiff(Box::new(view))).await
-            && let Some(diff) = self.diffs.take(begun.id)
-        {
-            diff.answer(DiffOutcome::rejected(format!(
-                "Neovim could not show the diff: {error}"
-            )));
+        match self.editor.call(LuaCall::OpenDiff(Box::new(view))).await {
+            Err(error) => {
+                if let Some(diff) = self.diffs.take(begun.id) {
+                    diff.answer(DiffOutcome::rejected(format!(
+                        "Neovim could not show the diff: {error}"
+                    )));
+                }
+            }
+            Ok(_) => {
+                if let Some(content) = content {
+                    self.send_parts(begun.id, content).await;
+                }
+            }
         }
         let outcome = begun
             .answer
@@ -206,6 +217,47 @@ impl State {
             .unwrap_or_else(|_| DiffOutcome::rejected("the diff was dropped"));
         self.live_diffs.remove(begun.id);
         outcome
+    }
+
+    /// Sends a large diff's content to Lua one bounded part at a time, at
+    /// most [`PARTS_IN_FLIGHT`] waiting, so Neovim runs keys and redraws
+    /// between parts and never waits for the next. Stops when the diff is
+    /// gone; a part Lua fails on rejects the diff.
+    async fn send_parts(&self, id: u64, content: Content) {
+        let parts = content.parts();
+        let mut waiting = VecDeque::with_capacity(PARTS_IN_FLIGHT);
+        let mut next = 0;
+        loop {
+            // Each part's copy is made just before it is sent; the last
+            // call says they are all there.
+            while waiting.len() < PARTS_IN_FLIGHT && next <= parts.len() {
+                let call = match parts.get(next) {
+                    Some(part) => LuaCall::diff_part(id, part),
+                    None => LuaCall::diff_parts_done(id),
+                };
+                next += 1;
+                let editor = self.editor.clone();
+                waiting.push_back(tokio::spawn(async move { editor.call(call).await }));
+            }
+            let Some(reply) = waiting.pop_front() else {
+                return;
+            };
+            match reply.await.map_err(|e| e.to_string()).and_then(|r| r) {
+                Ok(nvim_rs::Value::Boolean(true)) => {}
+                Ok(_) => return,
+                Err(error) => {
+                    if let Some(diff) = self.diffs.take(id) {
+                        self.finish_diff(
+                            diff,
+                            DiffOutcome::rejected(format!(
+                                "Neovim could not show the diff: {error}"
+                            )),
+                        );
+                    }
+                    return;
+                }
+            }
+        }
     }
 
     /// Who asks, for the winbar and `:PiIde status`.

@@ -125,6 +125,17 @@ function M.open(spec)
   return true
 end
 
+--- Seam `diff_part`: a part of large diff `id`'s content; false once the
+--- diff is gone.
+function M.part(id, kind, first, a, b)
+  local entry = diffs[id]
+  if not entry or entry.closed then
+    return false
+  end
+  layout.part(entry, kind, first, a, b)
+  return true
+end
+
 --- Seam `close_diff`: the agent (or shutdown) closed diff `id`, for
 --- `reason` (nil: the agent closed it); no decision is sent.
 function M.close(id, reason)

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::diff::hunks::Hunk;
+use crate::diff::parts::Part;
 use crate::diff::prepare::DiffView;
 use crate::file_watch::Changes;
 use crate::nvim::convert::from_json;
@@ -35,6 +36,14 @@ pub enum LuaCall {
         seq: u64,
         hunks: Vec<Hunk>,
         words: Vec<u32>,
+    },
+    /// One part of large diff `id`'s content (see [`crate::diff::parts`]),
+    /// or, with `kind` `done`, the end of them.
+    DiffPart {
+        id: u64,
+        kind: &'static str,
+        /// `first, lines` of a side, or `first, hunks, words`.
+        payload: Vec<Value>,
     },
     Workspace,
     ProjectRoots,
@@ -101,6 +110,7 @@ impl LuaCall {
         "suggestions",
         "models",
         "diff_hunks",
+        "diff_part",
         "workspace",
         "project_roots",
         "current_positions",
@@ -137,6 +147,7 @@ impl LuaCall {
             LuaCall::Suggestions { .. } => "suggestions",
             LuaCall::Models(_) => "models",
             LuaCall::DiffHunks { .. } => "diff_hunks",
+            LuaCall::DiffPart { .. } => "diff_part",
             LuaCall::Workspace => "workspace",
             LuaCall::ProjectRoots => "project_roots",
             LuaCall::CurrentPositions => "current_positions",
@@ -192,6 +203,11 @@ impl LuaCall {
                 msgpack(&hunks)?,
                 msgpack(&words)?,
             ],
+            LuaCall::DiffPart { id, kind, payload } => {
+                let mut args = vec![Value::from(id), Value::from(kind)];
+                args.extend(payload);
+                args
+            }
             LuaCall::Workspace
             | LuaCall::ProjectRoots
             | LuaCall::CurrentPositions
@@ -226,6 +242,53 @@ impl LuaCall {
         };
         args.extend(payload);
         Ok(args)
+    }
+}
+
+impl LuaCall {
+    /// Part `part` of large diff `id`, copied into msgpack values: a part's
+    /// worth of text at a time, never the whole proposal.
+    pub fn diff_part(id: u64, part: &Part<'_>) -> LuaCall {
+        let payload = match part {
+            Part::Lines { first, lines, .. } => vec![
+                Value::from(*first),
+                Value::Array(lines.iter().map(|l| Value::from(l.as_str())).collect()),
+            ],
+            Part::Hunks {
+                first,
+                hunks,
+                words,
+            } => vec![
+                Value::from(*first),
+                Value::Array(
+                    hunks
+                        .iter()
+                        .map(|h| {
+                            Value::Array(
+                                [h.old_start, h.old_len, h.new_start, h.new_len]
+                                    .map(Value::from)
+                                    .to_vec(),
+                            )
+                        })
+                        .collect(),
+                ),
+                Value::Array(words.iter().map(|&w| Value::from(w)).collect()),
+            ],
+        };
+        let kind = match part {
+            Part::Lines { side, .. } => side,
+            Part::Hunks { .. } => "hunks",
+        };
+        LuaCall::DiffPart { id, kind, payload }
+    }
+
+    /// Large diff `id` has all its parts.
+    pub fn diff_parts_done(id: u64) -> LuaCall {
+        LuaCall::DiffPart {
+            id,
+            kind: "done",
+            payload: vec![],
+        }
     }
 }
 
@@ -294,6 +357,7 @@ mod tests {
                 hunks: vec![],
                 words: vec![],
             },
+            LuaCall::diff_parts_done(1),
             LuaCall::Workspace,
             LuaCall::ProjectRoots,
             LuaCall::CurrentPositions,
@@ -449,6 +513,7 @@ mod tests {
                     new_len: 1,
                 }]),
                 words: Some(vec![0, 0, 0, 0, 1, 0, 1, 0, 0, 1]),
+                parts: false,
             },
             edit: None,
         };
