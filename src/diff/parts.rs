@@ -1,5 +1,5 @@
-//! A large diff's content cut into parts that Lua takes one seam call at a
-//! time: decoding megabytes of lines in one `nvim_exec_lua` froze Neovim
+//! A large diff's lines and hunks cut into parts that Lua takes one seam
+//! call at a time: decoding megabytes of lines in one `nvim_exec_lua` froze Neovim
 //! for tens of milliseconds, a part of at most [`PART_BYTES`] costs it a
 //! millisecond or two, and keys and redraws run between parts.
 
@@ -8,9 +8,9 @@ use std::sync::Arc;
 use super::hunks::Hunk;
 
 /// Text per part: about a millisecond of decoding and `nvim_buf_set_lines`.
-pub const PART_BYTES: usize = 96 * 1024;
+pub const PART_BYTES: usize = 48 * 1024;
 /// Lines per part, whatever their length (short lines cost per line).
-const PART_LINES: usize = 2048;
+const PART_LINES: usize = 1024;
 /// Parts sent before the first is answered: Neovim takes the next part
 /// while the host is still reading its answer to the last.
 pub const PARTS_IN_FLIGHT: usize = 2;
@@ -35,18 +35,15 @@ pub enum Part<'a> {
     },
 }
 
-/// The content of a large diff, held once (the live diff shares the sides).
+/// The text of a large diff, held once (the live diff shares the sides).
 pub struct Content {
     pub original: Arc<Vec<String>>,
     pub proposed: Arc<Vec<String>>,
-    pub hunks: Vec<Hunk>,
-    pub words: Vec<u32>,
 }
 
 impl Content {
-    /// Every part, in order: the original's lines, the proposal's, then
-    /// the hunks.
-    pub fn parts(&self) -> Vec<Part<'_>> {
+    /// The lines' parts, in order: the original's, then the proposal's.
+    pub fn line_parts(&self) -> Vec<Part<'_>> {
         let mut parts = Vec::new();
         for (side, lines) in [("original", &self.original), ("proposed", &self.proposed)] {
             let mut first = 0;
@@ -60,25 +57,31 @@ impl Content {
                 first = last;
             }
         }
-        let mut words = &self.words[..];
-        for (n, hunks) in self.hunks.chunks(PART_HUNKS).enumerate() {
-            let first = n * PART_HUNKS;
-            let end = (first + hunks.len()) as u32;
-            // Five numbers a word, the first its hunk's index.
-            let split = words
-                .chunks(5)
-                .position(|word| word[0] >= end)
-                .map_or(words.len(), |at| at * 5);
-            let (these, rest) = words.split_at(split);
-            words = rest;
-            parts.push(Part::Hunks {
-                first,
-                hunks,
-                words: these,
-            });
-        }
         parts
     }
+}
+
+/// The parts of `hunks` and their `words` (see [`super::words`]), in order.
+pub fn hunk_parts<'a>(hunks: &'a [Hunk], words: &'a [u32]) -> Vec<Part<'a>> {
+    let mut parts = Vec::new();
+    let mut words = words;
+    for (n, chunk) in hunks.chunks(PART_HUNKS).enumerate() {
+        let first = n * PART_HUNKS;
+        let end = (first + chunk.len()) as u32;
+        // Five numbers a word, the first its hunk's index.
+        let split = words
+            .chunks(5)
+            .position(|word| word[0] >= end)
+            .map_or(words.len(), |at| at * 5);
+        let (these, rest) = words.split_at(split);
+        words = rest;
+        parts.push(Part::Hunks {
+            first,
+            hunks: chunk,
+            words: these,
+        });
+    }
+    parts
 }
 
 /// The end of the part of `lines` that starts at `first`: at least one
@@ -144,17 +147,20 @@ mod tests {
         let content = Content {
             original: Arc::new(original.clone()),
             proposed: Arc::new(proposed.clone()),
-            hunks: hunks.clone(),
-            words: words.clone(),
         };
         let (mut old, mut new, mut all_hunks, mut all_words) = (vec![], vec![], vec![], vec![]);
-        for part in content.parts() {
+        let parts = content.line_parts().into_iter();
+        for part in parts.chain(hunk_parts(&hunks, &words)) {
             match part {
                 Part::Lines { side, first, lines } => {
                     assert!(lines.len() <= PART_LINES && !lines.is_empty());
                     let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
                     assert!(lines.len() == 1 || bytes <= PART_BYTES, "{bytes}");
-                    let into = if side == "original" { &mut old } else { &mut new };
+                    let into = if side == "original" {
+                        &mut old
+                    } else {
+                        &mut new
+                    };
                     assert_eq!(first, into.len(), "in order, without gaps");
                     into.extend_from_slice(lines);
                 }
@@ -174,7 +180,7 @@ mod tests {
         }
         assert_eq!((old, new), (original, proposed));
         assert_eq!((all_hunks, all_words), (hunks, words));
-        let long_part = content.parts().into_iter().find(
+        let long_part = content.line_parts().into_iter().find(
             |p| matches!(p, Part::Lines { lines, .. } if lines.iter().any(|l| l.len() > PART_BYTES)),
         );
         assert!(

@@ -5,6 +5,7 @@
 //! * [`clients`]  – connected clients and their outboxes.
 //! * [`outbox`]   – one client's bounded queue, latest values coalesced.
 //! * [`outgoing`] – requests sent to agents, waiting for answers.
+//! * [`parts`]    – large diffs sent to Lua in parts while they are diffed.
 //! * [`rediff`]   – re-diffing large diffs after edits, off the UI thread.
 //! * [`reviews`]  – the one review session a client may have open.
 //! * [`user_tools`] – MCP tools registered from Lua, and who to tell.
@@ -13,12 +14,12 @@ pub mod clients;
 pub mod lsp;
 pub mod outbox;
 pub mod outgoing;
+pub mod parts;
 pub mod rediff;
 pub mod reviews;
 pub mod roots;
 pub mod user_tools;
 
-use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,7 +29,6 @@ use tokio::sync::watch;
 use crate::client::{ClientId, ClientKind};
 use crate::diagnostics::Mirror;
 use crate::diff::live::LiveDiffs;
-use crate::diff::parts::{Content, PARTS_IN_FLIGHT};
 use crate::diff::pending::{DiffOutcome, PendingDiff, PendingDiffs};
 use crate::diff::prepare::{DiffView, EditInfo, Prepared};
 use crate::jsonrpc;
@@ -217,47 +217,6 @@ impl State {
             .unwrap_or_else(|_| DiffOutcome::rejected("the diff was dropped"));
         self.live_diffs.remove(begun.id);
         outcome
-    }
-
-    /// Sends a large diff's content to Lua one bounded part at a time, at
-    /// most [`PARTS_IN_FLIGHT`] waiting, so Neovim runs keys and redraws
-    /// between parts and never waits for the next. Stops when the diff is
-    /// gone; a part Lua fails on rejects the diff.
-    async fn send_parts(&self, id: u64, content: Content) {
-        let parts = content.parts();
-        let mut waiting = VecDeque::with_capacity(PARTS_IN_FLIGHT);
-        let mut next = 0;
-        loop {
-            // Each part's copy is made just before it is sent; the last
-            // call says they are all there.
-            while waiting.len() < PARTS_IN_FLIGHT && next <= parts.len() {
-                let call = match parts.get(next) {
-                    Some(part) => LuaCall::diff_part(id, part),
-                    None => LuaCall::diff_parts_done(id),
-                };
-                next += 1;
-                let editor = self.editor.clone();
-                waiting.push_back(tokio::spawn(async move { editor.call(call).await }));
-            }
-            let Some(reply) = waiting.pop_front() else {
-                return;
-            };
-            match reply.await.map_err(|e| e.to_string()).and_then(|r| r) {
-                Ok(nvim_rs::Value::Boolean(true)) => {}
-                Ok(_) => return,
-                Err(error) => {
-                    if let Some(diff) = self.diffs.take(id) {
-                        self.finish_diff(
-                            diff,
-                            DiffOutcome::rejected(format!(
-                                "Neovim could not show the diff: {error}"
-                            )),
-                        );
-                    }
-                    return;
-                }
-            }
-        }
     }
 
     /// Who asks, for the winbar and `:PiIde status`.

@@ -150,7 +150,11 @@ async fn measure(plugin: &Plugin) {
     let (port, token) = lockfile(&lock_dir).await;
     let mut agent = NodeAgent::start(port, plugin.header, &token, plugin.subprotocol).await;
     session.exec(PROBE).await;
-    let nvim_pid = session.lua("return vim.fn.getpid()").await.as_i64().unwrap();
+    let nvim_pid = session
+        .lua("return vim.fn.getpid()")
+        .await
+        .as_i64()
+        .unwrap();
     let host_pid = if plugin.host {
         Some(crate::load_driver::host_pid(&session).await)
     } else {
@@ -195,7 +199,11 @@ async fn measure(plugin: &Plugin) {
         let mib = |kib: u64| kib as f64 / 1024.0;
         let name = |what: &str| format!("large_diff_4MB_{who}_rss_{what}{}", plugin.label);
         report(&name("idle"), mib(idle[i]), "MiB");
-        report(&name("peak_above_idle"), mib(peaks[i]) - mib(idle[i]), "MiB");
+        report(
+            &name("peak_above_idle"),
+            mib(peaks[i]) - mib(idle[i]),
+            "MiB",
+        );
         report(
             &name("after_3s_above_idle"),
             mib(rss(*pid, "VmRSS")) - mib(idle[i]),
@@ -243,7 +251,8 @@ async fn one_diff(
 /// What `PROBE` looks for: each side's line count, last line and the first
 /// line where the two differ.
 fn want(original: &str, proposal: &str) -> Value {
-    let (old, new): (Vec<&str>, Vec<&str>) = (original.lines().collect(), proposal.lines().collect());
+    let (old, new): (Vec<&str>, Vec<&str>) =
+        (original.lines().collect(), proposal.lines().collect());
     let first = old.iter().zip(&new).position(|(a, b)| a != b).unwrap_or(0);
     let side = |lines: &[&str]| {
         json!({
@@ -358,8 +367,10 @@ impl NodeAgent {
 
     /// Sends the proposal; returns when it was sent (ns, CLOCK_MONOTONIC).
     async fn open(&mut self, path: &Path, proposal_file: &Path, tab: &str) -> f64 {
-        self.send(json!({"open": {"id": tab, "path": path, "proposal_file": proposal_file, "tab": tab}}))
-            .await;
+        self.send(
+            json!({"open": {"id": tab, "path": path, "proposal_file": proposal_file, "tab": tab}}),
+        )
+        .await;
         let sent = self.next().await;
         assert!(sent["error"].is_null(), "{sent}");
         sent["sent_ns"].as_str().unwrap().parse().unwrap()

@@ -14,7 +14,13 @@ fn pair(bytes: usize) -> (String, String) {
     let proposal = original
         .lines()
         .enumerate()
-        .map(|(i, l)| if i % 50 == 7 { format!("{l} // new\n") } else { format!("{l}\n") })
+        .map(|(i, l)| {
+            if i % 50 == 7 {
+                format!("{l} // new\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
         .collect();
     (original, proposal)
 }
@@ -35,7 +41,9 @@ async fn typing_while_a_large_diff_arrives_loses_no_key() {
     let (original, proposal) = pair(4 << 20);
     let path = session.write_file("arriving.rs", &original);
     session
-        .exec("vim.cmd('enew'); vim.bo.buftype = 'nofile'; _G.notes = vim.api.nvim_get_current_buf()")
+        .exec(
+            "vim.cmd('enew'); vim.bo.buftype = 'nofile'; _G.notes = vim.api.nvim_get_current_buf()",
+        )
         .await;
     session.exec(COUNT_TYPED_WHILE_LOADING).await;
     session.input("i").await;
@@ -69,7 +77,9 @@ async fn typing_while_a_large_diff_arrives_loses_no_key() {
         "keys were typed while the parts arrived"
     );
     assert_eq!(
-        session.lua("return vim.api.nvim_get_current_buf() == _G.notes").await,
+        session
+            .lua("return vim.api.nvim_get_current_buf() == _G.notes")
+            .await,
         true,
         "the diff opened in the background"
     );
@@ -83,7 +93,9 @@ async fn typing_while_a_large_diff_arrives_loses_no_key() {
         .await;
     let lines = original.lines().count();
     assert_eq!(count, json!([lines, lines]));
-    session.exec("require('pi-ide.diff').reject('arriving')").await;
+    session
+        .exec("require('pi-ide.diff').reject('arriving')")
+        .await;
     let reply = agent.response(&id).await;
     assert_eq!(texts(&reply)[0], "DIFF_REJECTED");
 }
@@ -115,14 +127,53 @@ async fn a_large_diff_rejected_before_its_last_part_stops_the_rest() {
     // The host stopped at the first part Lua no longer took (two are
     // under way at a time).
     let after = session.lua("return _G.parts_after_reject").await;
-    assert!(after.as_u64().unwrap() <= 2, "{after} parts sent after the rejection");
+    assert!(
+        after.as_u64().unwrap() <= 2,
+        "{after} parts sent after the rejection"
+    );
     // And the next diff opens whole.
     let id = agent.open_diff(&path, &proposal, "again").await;
     let diffs = session.wait_diffs(1).await;
     let count = session
-        .lua(&format!("return vim.api.nvim_buf_line_count({})", diffs[0]["proposed_buf"]))
+        .lua(&format!(
+            "return vim.api.nvim_buf_line_count({})",
+            diffs[0]["proposed_buf"]
+        ))
         .await;
     assert_eq!(count, json!(proposal.lines().count()));
     session.exec("require('pi-ide.diff').reject('again')").await;
     assert_eq!(texts(&agent.response(&id).await)[0], "DIFF_REJECTED");
+}
+
+#[tokio::test]
+async fn a_part_lua_fails_on_rejects_the_diff_and_closes_it() {
+    let session = Session::start().await;
+    let mut agent = session.connect().await;
+    let (original, proposal) = pair(1 << 20);
+    let path = session.write_file("failing.rs", &original);
+    session
+        .exec(
+            "local diff = require('pi-ide.diff')
+             local part, calls = diff.part, 0
+             diff.part = function(...)
+               calls = calls + 1
+               if calls == 3 then error('out of memory') end
+               return part(...)
+             end",
+        )
+        .await;
+    let id = agent.open_diff(&path, &proposal, "failing").await;
+    let reply = agent.response(&id).await;
+    let texts = texts(&reply);
+    assert_eq!(texts[0], "DIFF_REJECTED");
+    assert!(
+        texts.iter().any(|t| t.contains("out of memory")),
+        "{texts:?}"
+    );
+    session.wait_diffs(0).await;
+    let notes = session.notifications().await;
+    assert!(
+        !notes.iter().any(|n| n.contains("your edits")),
+        "the text that arrived is not the person's edits: {notes:?}"
+    );
 }

@@ -67,7 +67,14 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
             "proposed": {"lines": [], "eol": true, "crlf": false}, "hunks": [], "words": [], "parts": true}]),
         json!(["diff_part", 2, "original", 0, ["one"]]),
         json!(["diff_part", 2, "proposed", 0, ["two"]]),
-        json!(["diff_part", 2, "hunks", 0, [[0, 1, 0, 1]], [0, 0, 0, 0, 3, 0, 1, 0, 0, 3]]),
+        json!([
+            "diff_part",
+            2,
+            "hunks",
+            0,
+            [[0, 1, 0, 1]],
+            [0, 0, 0, 0, 3, 0, 1, 0, 0, 3]
+        ]),
         json!(["diff_part", 2, "done"]),
         json!(["close_diff", 2, null]),
         json!(["positions"]),

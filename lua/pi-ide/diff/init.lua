@@ -69,7 +69,8 @@ end
 -- buffer of its own instead of vanishing with the tab.
 local function keep_edits(entry, reason)
   local buf = entry.proposed_buf
-  if not (buf and vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified) then
+  -- While a large diff loads, its buffer is modified by the text arriving.
+  if entry.loading or not (buf and vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified) then
     return
   end
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)

@@ -127,7 +127,7 @@ end
 
 -- Diff mode, or the large view of the host's hunks, for the two windows;
 -- `again` after the tab was put back together.
-local function compare(spec, entry, left, right, again)
+local function compare(entry, left, right, again)
   if entry.host_hunks then
     local large = require("pi-ide.diff.hunks")
     if again then
@@ -177,8 +177,6 @@ local function load(spec, entry, done)
   entry.parts = { hunks = {}, words = {}, done = done }
   for _, buf in ipairs({ entry.original_buf, entry.proposed_buf }) do
     vim.bo[buf].undolevels = -1
-    -- Before the text grows: no highlighter may reparse it part by part.
-    require("pi-ide.diff.large.syntax").bound(buf)
   end
 end
 
@@ -216,8 +214,20 @@ function M.part(entry, kind, first, a, b)
       vim.bo[buf].modified = false
     end
     entry.host_hunks = parts
-    entry.loading = false
-    parts.done()
+    -- Filetype (its plugins and syntax), then the view: steps of their own.
+    vim.schedule(function()
+      for _, buf in ipairs({ entry.original_buf, entry.proposed_buf }) do
+        if entry.filetype and vim.api.nvim_buf_is_valid(buf) then
+          vim.bo[buf].filetype = entry.filetype
+        end
+      end
+      vim.schedule(function()
+        if not entry.closed then
+          entry.loading = false
+          parts.done()
+        end
+      end)
+    end)
   else
     error("unknown diff part " .. tostring(kind), 0)
   end
@@ -230,8 +240,13 @@ function M.open(spec, entry, focus, ready)
   -- Large diffs: the host's hunks, drawn without diff mode (hunks.lua).
   entry.host_hunks = spec.parts and {} or nil
   entry.disk_lines = spec.parts and {} or spec.original.lines
-  -- The large view bounds the highlighting work itself (hunks.lua).
+  -- The large view bounds the highlighting work itself (hunks.lua), once
+  -- its text is all there: no highlighter redraws it part by part.
   local filetype = vim.filetype.match({ filename = spec.path })
+  entry.filetype = spec.parts and filetype or nil
+  if spec.parts then
+    filetype = nil
+  end
   local function side(text)
     return spec.parts and { lines = {}, eol = text.eol, crlf = text.crlf } or text
   end
@@ -253,7 +268,7 @@ function M.open(spec, entry, focus, ready)
   keys.map(entry)
   require("pi-ide.diff.hunk_actions").map_undo(entry)
   load(spec, entry, function()
-    compare(spec, entry, left, right, false)
+    compare(entry, left, right, false)
     -- The left side of an edit of a loaded file is its buffer, not the disk.
     if not from_buffer then
       entry.stop_watching = require("pi-ide.diff.disk_watch").watch(spec.original_path, function()
@@ -296,7 +311,7 @@ function M.restore(entry)
   end
   right = right or bring_back(entry.proposed_buf, "right", left)
   left = left or bring_back(entry.original_buf, "left", right)
-  compare(nil, entry, left, right, true)
+  compare(entry, left, right, true)
   vim.wo[left].winbar = entry.original_bar
   vim.wo[right].winbar = entry.proposal_bar
   vim.api.nvim_set_current_win(right)

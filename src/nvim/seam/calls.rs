@@ -506,14 +506,7 @@ mod tests {
                 original: Lines::split("a\r\n"),
                 original_exists: true,
                 proposed: Lines::split("b"),
-                hunks: Some(vec![Hunk {
-                    old_start: 0,
-                    old_len: 1,
-                    new_start: 0,
-                    new_len: 1,
-                }]),
-                words: Some(vec![0, 0, 0, 0, 1, 0, 1, 0, 0, 1]),
-                parts: false,
+                parts: true,
             },
             edit: None,
         };
@@ -525,8 +518,7 @@ mod tests {
                 "client": "pi", "client_id": 3, "original_exists": true,
                 "original": {"lines": ["a"], "eol": true, "crlf": true},
                 "proposed": {"lines": ["b"], "eol": false, "crlf": false},
-                "hunks": [[0, 1, 0, 1]],
-                "words": [0, 0, 0, 0, 1, 0, 1, 0, 0, 1],
+                "parts": true,
             })
         );
         let rediffed = LuaCall::DiffHunks {
@@ -571,6 +563,50 @@ mod tests {
                 "mcp_url": "http://127.0.0.1:7/mcp", "mcp_error": null,
                 "mcp_token_file": "/s/pi-ide/mcp-token", "mcp_token_warning": null,
                 "languages": ["rust", "lua"]})
+        );
+    }
+
+    #[test]
+    fn a_diff_part_carries_its_rows_or_hunks_and_words() {
+        use crate::diff::hunks::Hunk;
+        let lines = vec!["a".to_owned(), "b".to_owned()];
+        let part = Part::Lines {
+            side: "proposed",
+            first: 7,
+            lines: &lines,
+        };
+        let args = LuaCall::diff_part(3, &part).into_args().unwrap();
+        assert_eq!(
+            to_json(&Value::Array(args)),
+            serde_json::json!(["diff_part", 3, "proposed", 7, ["a", "b"]])
+        );
+        let hunks = [Hunk {
+            old_start: 1,
+            old_len: 2,
+            new_start: 3,
+            new_len: 4,
+        }];
+        let part = Part::Hunks {
+            first: 1024,
+            hunks: &hunks,
+            words: &[1024, 0, 0, 1, 2],
+        };
+        let args = LuaCall::diff_part(3, &part).into_args().unwrap();
+        assert_eq!(
+            to_json(&Value::Array(args)),
+            serde_json::json!([
+                "diff_part",
+                3,
+                "hunks",
+                1024,
+                [[1, 2, 3, 4]],
+                [1024, 0, 0, 1, 2]
+            ])
+        );
+        let done = LuaCall::diff_parts_done(3).into_args().unwrap();
+        assert_eq!(
+            to_json(&Value::Array(done)),
+            serde_json::json!(["diff_part", 3, "done"])
         );
     }
 }

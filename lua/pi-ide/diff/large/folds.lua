@@ -94,7 +94,8 @@ function M.update(view, previous)
       view.folding = false
     end
   end
-  step()
+  -- After the drawing step that asked for it.
+  vim.schedule(step)
 end
 
 return M
