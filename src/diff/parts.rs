@@ -8,12 +8,12 @@ use std::sync::Arc;
 use super::hunks::Hunk;
 
 /// Text per part: about a millisecond of decoding and `nvim_buf_set_lines`.
-pub const PART_BYTES: usize = 48 * 1024;
+pub const PART_BYTES: usize = 128 * 1024;
 /// Lines per part, whatever their length (short lines cost per line).
-const PART_LINES: usize = 1024;
+const PART_LINES: usize = 2048;
 /// Parts sent before the first is answered: Neovim takes the next part
 /// while the host is still reading its answer to the last.
-pub const PARTS_IN_FLIGHT: usize = 2;
+pub const PARTS_IN_FLIGHT: usize = 3;
 /// Hunks per part, with their words.
 const PART_HUNKS: usize = 1024;
 
