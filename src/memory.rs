@@ -11,14 +11,22 @@ pub const LARGE_TEXT_BYTES: usize = 128 * 1024;
 /// How long a trim waits for the reply and the request's copies to go.
 const TRIM_DELAY: Duration = Duration::from_millis(500);
 
+/// Blocks of this size and more are mapped on their own and unmapped when
+/// freed. glibc's default threshold rises to the largest block freed (up to
+/// 32 MiB), after which a proposal's megabyte buffers come from the heap
+/// and stay there, fragmented, after they are freed.
+const MMAP_THRESHOLD: i32 = 256 * 1024;
+
 /// One malloc arena for every thread, so what the diffing threads free
-/// lands where `malloc_trim` can return it. Call before any thread starts.
+/// lands where `malloc_trim` can return it, and large blocks mapped on
+/// their own. Call before any thread starts.
 pub fn one_arena() {
     #[cfg(target_env = "gnu")]
     // SAFETY: mallopt only changes allocator settings; no other thread
     // exists yet to allocate concurrently.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 1);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     }
 }
 

@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 14
+M.VERSION = 15
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -51,6 +51,11 @@ M.calls = {
   -- Large diff `id` re-diffed after edit `seq`: its new hunks and words.
   diff_hunks = function(id, seq, hunks, words)
     require("pi-ide.diff.hunks").on_hunks(id, seq, hunks, words)
+  end,
+  -- A part of large diff `id`'s text or hunks, or "done"; false once the
+  -- diff is gone (the host stops sending).
+  diff_part = function(id, kind, first, a, b)
+    return require("pi-ide.diff").part(id, kind, first, a, b)
   end,
   -- An agent asks for the workspace folder: the global cwd.
   workspace = function()

@@ -64,11 +64,11 @@ pub struct LiveDiffs {
 }
 
 impl LiveDiffs {
-    /// Starts keeping the sides of large diff `id`.
-    pub fn insert(&self, id: u64, original: Vec<String>, proposed: Vec<String>) {
+    /// Starts keeping the sides of large diff `id` (shared, not copied).
+    pub fn insert(&self, id: u64, original: Arc<Vec<String>>, proposed: Arc<Vec<String>>) {
         let live = Live {
-            original: Arc::new(original),
-            proposed: Arc::new(proposed),
+            original,
+            proposed,
             seq: 0,
             diffing: false,
         };
@@ -150,7 +150,11 @@ mod tests {
     #[test]
     fn edits_are_spliced_and_rediffed() {
         let live = LiveDiffs::default();
-        live.insert(1, lines("a\nb\nc\nd"), lines("a\nB\nc\nd"));
+        live.insert(
+            1,
+            Arc::new(lines("a\nb\nc\nd")),
+            Arc::new(lines("a\nB\nc\nd")),
+        );
         assert!(
             live.edit(edit(1, Side::Proposed, 1, 2, "b")),
             "starts a diff"

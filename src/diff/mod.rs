@@ -5,11 +5,13 @@
 //! * [`text`]    – lines that join back to the exact text.
 //! * [`hunks`]   – line diffs of large files, computed here.
 //! * [`words`]   – the words that differ inside changed lines.
+//! * [`parts`]   – a large diff's content cut into bounded seam calls.
 //! * [`live`]    – the sides of open large diffs, re-diffed after edits.
 //! * [`rebase`]  – an accepted edit carried over onto a file that changed.
 
 pub mod hunks;
 pub mod live;
+pub mod parts;
 pub mod pending;
 pub mod prepare;
 pub mod rebase;

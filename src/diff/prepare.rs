@@ -1,14 +1,15 @@
 //! Everything Lua needs to draw a diff, read and checked off the UI thread:
-//! both sides as lines and, for large files, the changed regions, so Neovim
-//! need not compute them.
+//! both sides as lines and, for large files, a mark that the changed regions
+//! follow, so Neovim need not compute them.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::hunks::{DEADLINE, Hunk, hunks, is_large};
+use super::hunks::is_large;
+use super::parts::Content;
 use super::text::Lines;
-use super::words::words;
 
 /// Both sides of a diff, ready to show.
 #[derive(Debug, Serialize)]
@@ -17,12 +18,25 @@ pub struct Prepared {
     /// False for a file the agent creates.
     pub original_exists: bool,
     pub proposed: Lines,
-    /// For large files: the changed regions, drawn by Lua instead of
-    /// Neovim's diff mode.
-    pub hunks: Option<Vec<Hunk>>,
-    /// With `hunks`: the words that differ in each hunk's changed lines
-    /// (see [`super::words`]).
-    pub words: Option<Vec<u32>>,
+    /// Large files: the lines follow in `diff_part` calls, then the
+    /// changed regions the host computes, drawn by Lua instead of Neovim's
+    /// diff mode (see [`Prepared::take_content`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub parts: bool,
+}
+
+impl Prepared {
+    /// A large diff's lines, taken out to be sent in parts; what stays is
+    /// the small rest Lua opens the view with.
+    pub fn take_content(&mut self) -> Option<Content> {
+        if !self.parts {
+            return None;
+        }
+        Some(Content {
+            original: Arc::new(std::mem::take(&mut self.original.lines)),
+            proposed: Arc::new(std::mem::take(&mut self.proposed.lines)),
+        })
+    }
 }
 
 /// What Lua's `open_diff` receives.
@@ -83,43 +97,30 @@ pub async fn prepare(
     if new_file_contents.contains('\0') {
         return Err("the proposed contents are binary".into());
     }
+    let original_lines = Lines::split(&original);
+    // Held once, as lines, while the diff is computed.
+    drop(original);
     prepare_lines(
-        Lines::split(&original),
+        original_lines,
         original_exists,
         Lines::split(new_file_contents),
     )
     .await
 }
 
-/// Both sides from text already read; large ones diffed off the UI thread.
+/// Both sides from text already read; large ones marked to be sent in
+/// parts, their diff computed while they are (see [`Prepared::take_content`]).
 pub async fn prepare_lines(
     original: Lines,
     original_exists: bool,
     proposed: Lines,
 ) -> Result<Prepared, String> {
-    if !is_large(text_len(&original), text_len(&proposed)) {
-        return Ok(Prepared {
-            original,
-            original_exists,
-            proposed,
-            hunks: None,
-            words: None,
-        });
-    }
-    let diffed = tokio::task::spawn_blocking(move || {
-        let found = hunks(&original.lines, &proposed.lines, DEADLINE);
-        let changed = words(&original.lines, &proposed.lines, &found);
-        (original, proposed, found, changed)
-    })
-    .await;
-    let (original, proposed, found, changed) =
-        diffed.map_err(|e| format!("diffing failed: {e}"))?;
+    let parts = is_large(text_len(&original), text_len(&proposed));
     Ok(Prepared {
         original,
         original_exists,
         proposed,
-        hunks: Some(found),
-        words: Some(changed),
+        parts,
     })
 }
 
@@ -157,21 +158,29 @@ mod tests {
         let spec = prepare(&new_file, &new_file, "hi\n").await.unwrap();
         assert!(!spec.original_exists);
         assert_eq!(spec.proposed.lines, vec!["hi".to_string()]);
-        assert!(spec.hunks.is_none(), "small files use Neovim's diff mode");
+        assert!(!spec.parts, "small files use Neovim's diff mode");
     }
 
     #[tokio::test]
-    async fn large_files_come_with_hunks() {
+    async fn large_files_come_in_parts() {
         let old: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
         let dir = Scratch::new("large");
         let path = dir.join("big.txt");
         std::fs::write(&path, &old).unwrap();
         let new = old.replacen("line 20000\n", "changed\n", 1);
         let path = path.to_str().unwrap();
-        let spec = prepare(path, path, &new).await.unwrap();
-        let hunks = spec.hunks.expect("above HOST_DIFF_BYTES the host diffs");
-        assert_eq!(hunks.len(), 1);
-        assert_eq!((hunks[0].old_start, hunks[0].new_start), (20_000, 20_000));
-        assert_eq!(spec.words.unwrap(), [0, 0, 0, 0, 10, 0, 1, 0, 0, 7]);
+        let mut spec = prepare(path, path, &new).await.unwrap();
+        assert!(spec.parts, "above HOST_DIFF_BYTES the host diffs");
+        let content = spec.take_content().unwrap();
+        assert_eq!(
+            (content.original.len(), content.proposed.len()),
+            (40_000, 40_000)
+        );
+        assert_eq!(content.proposed[20_000], "changed");
+        assert!(spec.original.lines.is_empty() && spec.proposed.lines.is_empty());
+        assert!(
+            spec.original.eol && spec.proposed.eol,
+            "what Lua needs stays"
+        );
     }
 }

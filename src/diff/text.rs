@@ -18,22 +18,22 @@ impl Lines {
     pub fn split(text: &str) -> Lines {
         let crlf =
             text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
-        let normalized = if crlf {
-            text.replace("\r\n", "\n")
-        } else {
-            text.to_owned()
+        let newline = if crlf { "\r\n" } else { "\n" };
+        // Split in place: a proposal can be megabytes, copied only once,
+        // into its lines.
+        let (body, eol) = match text.strip_suffix(newline) {
+            Some(body) => (body, true),
+            None => (text, false),
         };
-        let eol = normalized.ends_with('\n');
-        let body = if eol {
-            &normalized[..normalized.len() - 1]
-        } else {
-            &normalized[..]
-        };
-        Lines {
-            lines: body.split('\n').map(str::to_owned).collect(),
-            eol,
-            crlf,
+        let mut lines: Vec<String> = body.split('\n').map(str::to_owned).collect();
+        if crlf {
+            // Every piece but the last was followed by `\r\n`.
+            let last = lines.len() - 1;
+            for line in &mut lines[..last] {
+                line.pop();
+            }
         }
+        Lines { lines, eol, crlf }
     }
 
     /// The exact text these lines came from.
@@ -65,6 +65,8 @@ mod tests {
             "mixed\r\nends\n",
             "\n\n",
             "x\ry\n",
+            "a\r\nb\r",
+            "\r\n\r\n",
         ] {
             let lines = Lines::split(text);
             assert_eq!(lines.join(), text, "{text:?}");

@@ -5,6 +5,7 @@
 //! * [`clients`]  – connected clients and their outboxes.
 //! * [`outbox`]   – one client's bounded queue, latest values coalesced.
 //! * [`outgoing`] – requests sent to agents, waiting for answers.
+//! * [`parts`]    – large diffs sent to Lua in parts while they are diffed.
 //! * [`rediff`]   – re-diffing large diffs after edits, off the UI thread.
 //! * [`reviews`]  – the one review session a client may have open.
 //! * [`user_tools`] – MCP tools registered from Lua, and who to tell.
@@ -13,6 +14,7 @@ pub mod clients;
 pub mod lsp;
 pub mod outbox;
 pub mod outgoing;
+pub mod parts;
 pub mod rediff;
 pub mod reviews;
 pub mod roots;
@@ -178,8 +180,10 @@ impl State {
                 DiffOutcome::rejected("replaced by a newer openDiff with the same tab_name"),
             );
         }
-        if sides.hunks.is_some() {
-            let (original, proposed) = (&sides.original.lines, &sides.proposed.lines);
+        let mut sides = sides;
+        let content = sides.take_content();
+        if let Some(content) = &content {
+            let (original, proposed) = (&content.original, &content.proposed);
             self.live_diffs
                 .insert(begun.id, original.clone(), proposed.clone());
         }
@@ -193,12 +197,19 @@ impl State {
             sides,
             edit: target.edit,
         };
-        if let Err(error) = self.editor.call(LuaCall::OpenDiff(Box::new(view))).await
-            && let Some(diff) = self.diffs.take(begun.id)
-        {
-            diff.answer(DiffOutcome::rejected(format!(
-                "Neovim could not show the diff: {error}"
-            )));
+        match self.editor.call(LuaCall::OpenDiff(Box::new(view))).await {
+            Err(error) => {
+                if let Some(diff) = self.diffs.take(begun.id) {
+                    diff.answer(DiffOutcome::rejected(format!(
+                        "Neovim could not show the diff: {error}"
+                    )));
+                }
+            }
+            Ok(_) => {
+                if let Some(content) = content {
+                    self.send_parts(begun.id, content).await;
+                }
+            }
         }
         let outcome = begun
             .answer

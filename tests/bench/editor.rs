@@ -193,7 +193,7 @@ async fn cursor_and_selection() {
 /// A file of about `bytes` and an agent's proposal for it: a change every
 /// 500 lines (sparse), or changes, deletions and insertions every few lines
 /// (dense).
-fn proposal_of(bytes: usize, dense: bool) -> (String, String) {
+pub fn proposal_of(bytes: usize, dense: bool) -> (String, String) {
     // Numbered lines, so a diff finds exactly the edits made below.
     let original: String = (0..bytes / 64)
         .map(|i| format!("let value_{i:07} = compute(previous, next); // ordinary code\n"))

@@ -2,7 +2,7 @@
 //! per figure, `name: value unit`, each the median of repeated runs.
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
-//! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `mcp_tools`,
+//! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `large_diff`, `mcp_tools`,
 //! `lsp_references`, `watch`, `statusline`, `side_by_side`) to run one group.
 
 use pi_ide_test_support as common;
@@ -11,6 +11,7 @@ use pi_ide_test_support::load_driver;
 mod diagnostics;
 mod editor;
 mod follow;
+mod large_diff;
 mod mcp_client;
 mod mcp_tools;
 mod references;
@@ -52,6 +53,9 @@ async fn main() {
     }
     if runs("diff_memory") {
         editor::memory_after_large_diffs().await;
+    }
+    if runs("large_diff") {
+        large_diff::run().await;
     }
     if runs("suggest") {
         suggestions::run().await;

@@ -22,6 +22,7 @@ mod help;
 mod host_survival;
 mod hunk_decisions;
 mod install;
+mod large_arrival;
 mod large_view;
 mod layers;
 mod lifecycle;

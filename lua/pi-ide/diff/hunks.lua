@@ -48,6 +48,27 @@ local function by_hunk(flat, count)
   return words
 end
 
+--- Adds a part of a large diff's hunks to `into` ({hunks, words}):
+--- `list` from index `first` (0-based), with their words (see by_hunk).
+function M.collect(into, first, list, flat)
+  local hunks, words = into.hunks, into.words
+  for i = 1, #list do
+    hunks[first + i] = list[i]
+    words[first + i] = false
+  end
+  flat = plain(flat)
+  for i = 1, #flat - 4, 5 do
+    local hunk = flat[i] + 1
+    local w = words[hunk]
+    if not w then
+      w = {}
+      words[hunk] = w
+    end
+    local n = #w
+    w[n + 1], w[n + 2], w[n + 3], w[n + 4] = flat[i + 1], flat[i + 2], flat[i + 3], flat[i + 4]
+  end
+end
+
 --- Index of the hunk of `view` under `row` (0-based) of side `s` (1 the
 --- original, 3 the proposal): the hunk whose lines hold the row or, for a
 --- hunk with no lines on that side, whose filler lines touch it.
@@ -121,18 +142,19 @@ local function close(view)
   by_buf[view.original_buf], by_buf[view.proposed_buf] = nil, nil
 end
 
---- Shows diff `spec` (its `hunks` computed by the host) in `left` (on
---- disk) and `right` (proposal), whose buffers `entry` holds.
-function M.open(spec, entry, left, right, group)
+--- Shows diff `entry` in `left` (on disk) and `right` (proposal): its
+--- buffers and the hunks the host computed, `entry.host_hunks` ({hunks,
+--- words}, collected part by part).
+function M.open(entry, left, right, group)
   hl.setup()
   local view = {
-    id = spec.id,
+    id = entry.id,
     original_buf = entry.original_buf,
     proposed_buf = entry.proposed_buf,
     left = left,
     right = right,
-    hunks = plain(spec.hunks),
-    words = by_hunk(spec.words, #plain(spec.hunks)),
+    hunks = entry.host_hunks.hunks,
+    words = entry.host_hunks.words,
   }
   views[view.id], by_buf[view.original_buf], by_buf[view.proposed_buf] = view, view, view
   -- Removes hunk `i` and its marks: its change was just undone.

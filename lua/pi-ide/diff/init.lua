@@ -69,7 +69,8 @@ end
 -- buffer of its own instead of vanishing with the tab.
 local function keep_edits(entry, reason)
   local buf = entry.proposed_buf
-  if not (buf and vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified) then
+  -- While a large diff loads, its buffer is modified by the text arriving.
+  if entry.loading or not (buf and vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified) then
     return
   end
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
@@ -122,6 +123,17 @@ function M.open(spec)
       end
     )
   end
+  return true
+end
+
+--- Seam `diff_part`: a part of large diff `id`'s content; false once the
+--- diff is gone.
+function M.part(id, kind, first, a, b)
+  local entry = diffs[id]
+  if not entry or entry.closed then
+    return false
+  end
+  layout.part(entry, kind, first, a, b)
   return true
 end
 

@@ -127,13 +127,13 @@ end
 
 -- Diff mode, or the large view of the host's hunks, for the two windows;
 -- `again` after the tab was put back together.
-local function compare(spec, entry, left, right, again)
+local function compare(entry, left, right, again)
   if entry.host_hunks then
     local large = require("pi-ide.diff.hunks")
     if again then
       large.rebind(entry.proposed_buf, left, right)
     else
-      large.open(spec, entry, left, right, entry.group)
+      large.open(entry, left, right, entry.group)
     end
     return
   end
@@ -165,60 +165,90 @@ local function build_tab(entry, focus)
   return left, right
 end
 
--- Lines per step when filling a large diff's buffers: a few milliseconds
--- each, so megabytes of text never freeze the UI.
-local FILL_STEP = 8192
-
--- Sets `lines` into `buf` in steps, without undo history; `done()` after.
-local function fill(entry, buf, lines, done)
-  local at = 1
-  vim.bo[buf].undolevels = -1
-  local function step()
-    if entry.closed or not vim.api.nvim_buf_is_valid(buf) then
-      return
-    end
-    local last = math.min(#lines, at + FILL_STEP - 1)
-    local modifiable = vim.bo[buf].modifiable
-    vim.bo[buf].modifiable = true
-    vim.api.nvim_buf_set_lines(buf, at == 1 and 0 or -1, -1, false, vim.list_slice(lines, at, last))
-    vim.bo[buf].modifiable = modifiable
-    at = last + 1
-    if at <= #lines then
-      vim.schedule(step)
-      return
-    end
-    vim.bo[buf].undolevels = -123456
-    vim.bo[buf].modified = false
-    done()
-  end
-  step()
-end
-
--- The text of both sides: at once for diff mode, in steps for the large view.
+-- A large diff's text arrives in parts, one seam call each (see
+-- src/diff/parts.rs): each is a bounded piece of work, and keys and redraws
+-- run between them. `done()` runs once the last has arrived.
 local function load(spec, entry, done)
-  if not entry.host_hunks then
+  if not spec.parts then
     done()
     return
   end
   entry.loading = true
-  fill(entry, entry.original_buf, spec.original.lines, function()
-    fill(entry, entry.proposed_buf, spec.proposed.lines, function()
-      entry.loading = false
-      done()
+  entry.parts = { hunks = {}, words = {}, done = done }
+  for _, buf in ipairs({ entry.original_buf, entry.proposed_buf }) do
+    vim.bo[buf].undolevels = -1
+  end
+end
+
+-- Puts `lines` into `buf` from row `first` (0-based); the first part
+-- replaces the empty line a new buffer has.
+local function append(buf, first, lines)
+  local modifiable = vim.bo[buf].modifiable
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, first, first == 0 and -1 or first, false, lines)
+  vim.bo[buf].modifiable = modifiable
+end
+
+--- Seam `diff_part` for diff `entry`: `kind` "original" or "proposed"
+--- (lines from row `first`), "hunks" (hunks from index `first`, with their
+--- words), or "done" (all parts arrived).
+function M.part(entry, kind, first, a, b)
+  local parts = entry.parts
+  if not parts then
+    error("diff " .. entry.id .. " takes no parts", 0)
+  end
+  if kind == "original" then
+    append(entry.original_buf, first, a)
+    local disk = entry.disk_lines
+    for i = 1, #a do
+      disk[first + i] = a[i]
+    end
+  elseif kind == "proposed" then
+    append(entry.proposed_buf, first, a)
+  elseif kind == "hunks" then
+    require("pi-ide.diff.hunks").collect(parts, first, a, b)
+  elseif kind == "done" then
+    entry.parts = nil
+    for _, buf in ipairs({ entry.original_buf, entry.proposed_buf }) do
+      vim.bo[buf].undolevels = -123456
+      vim.bo[buf].modified = false
+    end
+    entry.host_hunks = parts
+    -- Filetype (its plugins and syntax), then the view: steps of their own.
+    vim.schedule(function()
+      for _, buf in ipairs({ entry.original_buf, entry.proposed_buf }) do
+        if entry.filetype and vim.api.nvim_buf_is_valid(buf) then
+          vim.bo[buf].filetype = entry.filetype
+        end
+      end
+      vim.schedule(function()
+        if not entry.closed then
+          entry.loading = false
+          parts.done()
+        end
+      end)
     end)
-  end)
+  else
+    error("unknown diff part " .. tostring(kind), 0)
+  end
 end
 
 --- Opens the tab for `spec`, filling in `entry`'s buffers, windows and
 --- tabpage; `focus` says whether the cursor goes to the proposal. `ready()`
 --- runs once both sides are loaded and compared.
 function M.open(spec, entry, focus, ready)
-  entry.host_hunks = spec.hunks ~= nil and spec.hunks ~= vim.NIL and spec.hunks or nil
-  entry.disk_lines = spec.original.lines
-  -- The large view bounds the highlighting work itself (hunks.lua).
+  -- Large diffs: the host's hunks, drawn without diff mode (hunks.lua).
+  entry.host_hunks = spec.parts and {} or nil
+  entry.disk_lines = spec.parts and {} or spec.original.lines
+  -- The large view bounds the highlighting work itself (hunks.lua), once
+  -- its text is all there: no highlighter redraws it part by part.
   local filetype = vim.filetype.match({ filename = spec.path })
+  entry.filetype = spec.parts and filetype or nil
+  if spec.parts then
+    filetype = nil
+  end
   local function side(text)
-    return entry.host_hunks and { lines = {}, eol = text.eol, crlf = text.crlf } or text
+    return spec.parts and { lines = {}, eol = text.eol, crlf = text.crlf } or text
   end
   local source = spec.edit and spec.edit.from_buffer and "your buffer" or "on disk"
   entry.original_buf = make_buffer(buffer_name(spec, source), side(spec.original), filetype, spec.tab_name)
@@ -238,7 +268,7 @@ function M.open(spec, entry, focus, ready)
   keys.map(entry)
   require("pi-ide.diff.hunk_actions").map_undo(entry)
   load(spec, entry, function()
-    compare(spec, entry, left, right, false)
+    compare(entry, left, right, false)
     -- The left side of an edit of a loaded file is its buffer, not the disk.
     if not from_buffer then
       entry.stop_watching = require("pi-ide.diff.disk_watch").watch(spec.original_path, function()
@@ -281,7 +311,7 @@ function M.restore(entry)
   end
   right = right or bring_back(entry.proposed_buf, "right", left)
   left = left or bring_back(entry.original_buf, "left", right)
-  compare(nil, entry, left, right, true)
+  compare(entry, left, right, true)
   vim.wo[left].winbar = entry.original_bar
   vim.wo[right].winbar = entry.proposal_bar
   vim.api.nvim_set_current_win(right)

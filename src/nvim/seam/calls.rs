@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::diff::hunks::Hunk;
+use crate::diff::parts::Part;
 use crate::diff::prepare::DiffView;
 use crate::file_watch::Changes;
 use crate::nvim::convert::from_json;
@@ -35,6 +36,14 @@ pub enum LuaCall {
         seq: u64,
         hunks: Vec<Hunk>,
         words: Vec<u32>,
+    },
+    /// One part of large diff `id`'s content (see [`crate::diff::parts`]),
+    /// or, with `kind` `done`, the end of them.
+    DiffPart {
+        id: u64,
+        kind: &'static str,
+        /// `first, lines` of a side, or `first, hunks, words`.
+        payload: Vec<Value>,
     },
     Workspace,
     ProjectRoots,
@@ -101,6 +110,7 @@ impl LuaCall {
         "suggestions",
         "models",
         "diff_hunks",
+        "diff_part",
         "workspace",
         "project_roots",
         "current_positions",
@@ -137,6 +147,7 @@ impl LuaCall {
             LuaCall::Suggestions { .. } => "suggestions",
             LuaCall::Models(_) => "models",
             LuaCall::DiffHunks { .. } => "diff_hunks",
+            LuaCall::DiffPart { .. } => "diff_part",
             LuaCall::Workspace => "workspace",
             LuaCall::ProjectRoots => "project_roots",
             LuaCall::CurrentPositions => "current_positions",
@@ -192,6 +203,11 @@ impl LuaCall {
                 msgpack(&hunks)?,
                 msgpack(&words)?,
             ],
+            LuaCall::DiffPart { id, kind, payload } => {
+                let mut args = vec![Value::from(id), Value::from(kind)];
+                args.extend(payload);
+                args
+            }
             LuaCall::Workspace
             | LuaCall::ProjectRoots
             | LuaCall::CurrentPositions
@@ -226,6 +242,53 @@ impl LuaCall {
         };
         args.extend(payload);
         Ok(args)
+    }
+}
+
+impl LuaCall {
+    /// Part `part` of large diff `id`, copied into msgpack values: a part's
+    /// worth of text at a time, never the whole proposal.
+    pub fn diff_part(id: u64, part: &Part<'_>) -> LuaCall {
+        let payload = match part {
+            Part::Lines { first, lines, .. } => vec![
+                Value::from(*first),
+                Value::Array(lines.iter().map(|l| Value::from(l.as_str())).collect()),
+            ],
+            Part::Hunks {
+                first,
+                hunks,
+                words,
+            } => vec![
+                Value::from(*first),
+                Value::Array(
+                    hunks
+                        .iter()
+                        .map(|h| {
+                            Value::Array(
+                                [h.old_start, h.old_len, h.new_start, h.new_len]
+                                    .map(Value::from)
+                                    .to_vec(),
+                            )
+                        })
+                        .collect(),
+                ),
+                Value::Array(words.iter().map(|&w| Value::from(w)).collect()),
+            ],
+        };
+        let kind = match part {
+            Part::Lines { side, .. } => side,
+            Part::Hunks { .. } => "hunks",
+        };
+        LuaCall::DiffPart { id, kind, payload }
+    }
+
+    /// Large diff `id` has all its parts.
+    pub fn diff_parts_done(id: u64) -> LuaCall {
+        LuaCall::DiffPart {
+            id,
+            kind: "done",
+            payload: vec![],
+        }
     }
 }
 
@@ -294,6 +357,7 @@ mod tests {
                 hunks: vec![],
                 words: vec![],
             },
+            LuaCall::diff_parts_done(1),
             LuaCall::Workspace,
             LuaCall::ProjectRoots,
             LuaCall::CurrentPositions,
@@ -442,13 +506,7 @@ mod tests {
                 original: Lines::split("a\r\n"),
                 original_exists: true,
                 proposed: Lines::split("b"),
-                hunks: Some(vec![Hunk {
-                    old_start: 0,
-                    old_len: 1,
-                    new_start: 0,
-                    new_len: 1,
-                }]),
-                words: Some(vec![0, 0, 0, 0, 1, 0, 1, 0, 0, 1]),
+                parts: true,
             },
             edit: None,
         };
@@ -460,8 +518,7 @@ mod tests {
                 "client": "pi", "client_id": 3, "original_exists": true,
                 "original": {"lines": ["a"], "eol": true, "crlf": true},
                 "proposed": {"lines": ["b"], "eol": false, "crlf": false},
-                "hunks": [[0, 1, 0, 1]],
-                "words": [0, 0, 0, 0, 1, 0, 1, 0, 0, 1],
+                "parts": true,
             })
         );
         let rediffed = LuaCall::DiffHunks {
@@ -506,6 +563,50 @@ mod tests {
                 "mcp_url": "http://127.0.0.1:7/mcp", "mcp_error": null,
                 "mcp_token_file": "/s/pi-ide/mcp-token", "mcp_token_warning": null,
                 "languages": ["rust", "lua"]})
+        );
+    }
+
+    #[test]
+    fn a_diff_part_carries_its_rows_or_hunks_and_words() {
+        use crate::diff::hunks::Hunk;
+        let lines = vec!["a".to_owned(), "b".to_owned()];
+        let part = Part::Lines {
+            side: "proposed",
+            first: 7,
+            lines: &lines,
+        };
+        let args = LuaCall::diff_part(3, &part).into_args().unwrap();
+        assert_eq!(
+            to_json(&Value::Array(args)),
+            serde_json::json!(["diff_part", 3, "proposed", 7, ["a", "b"]])
+        );
+        let hunks = [Hunk {
+            old_start: 1,
+            old_len: 2,
+            new_start: 3,
+            new_len: 4,
+        }];
+        let part = Part::Hunks {
+            first: 1024,
+            hunks: &hunks,
+            words: &[1024, 0, 0, 1, 2],
+        };
+        let args = LuaCall::diff_part(3, &part).into_args().unwrap();
+        assert_eq!(
+            to_json(&Value::Array(args)),
+            serde_json::json!([
+                "diff_part",
+                3,
+                "hunks",
+                1024,
+                [[1, 2, 3, 4]],
+                [1024, 0, 0, 1, 2]
+            ])
+        );
+        let done = LuaCall::diff_parts_done(3).into_args().unwrap();
+        assert_eq!(
+            to_json(&Value::Array(done)),
+            serde_json::json!(["diff_part", 3, "done"])
         );
     }
 }

@@ -14,6 +14,7 @@
 //! | `suggestions` | token, list?, error?    | suggestions (or an error) for token        |
 //! | `models`      | result?, error?         | the answer to `listSuggestionModels`       |
 //! | `diff_hunks`  | id, seq, hunks, words   | large diff `id` re-diffed up to edit `seq` |
+//! | `diff_part`   | id, kind, first, …      | part of large diff `id`'s content, in order: `original`/`proposed` (first row, lines), `hunks` (first index, hunks, words), then `done`; → false once the diff is gone |
 //! | `workspace`   | –                       | an agent asks for the workspace: the global cwd |
 //! | `project_roots` | –                     | MCP tools: `{cwd, folders?}`, the global cwd and the language servers' workspace folders |
 //! | `current_positions` | –                 | `getCurrentSelection`: the current window's position, or nil |
@@ -77,7 +78,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 14;
+pub const SEAM_VERSION: u64 = 15;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

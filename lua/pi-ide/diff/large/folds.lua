@@ -5,7 +5,8 @@
 local M = {}
 
 M.CONTEXT = 6
-local STEP = 200
+-- Time a step of folding may take (see draw.lua).
+local STEP_NS = 2e6
 
 --- The folds for `hunks` on side `s` (1 original, 3 proposed): 1-based
 --- `{first, last}` line pairs.
@@ -39,11 +40,9 @@ local function equal(a, b)
   return true
 end
 
-local function create(win, list, first, last)
+local function create(win, list, i)
   vim.api.nvim_win_call(win, function()
-    for i = first, last do
-      vim.cmd(("silent! %d,%dfold"):format(list[i][1], list[i][2]))
-    end
+    vim.cmd(("silent! %d,%dfold"):format(list[i][1], list[i][2]))
   end)
 end
 
@@ -80,20 +79,23 @@ function M.update(view, previous)
     if view.closed or view.fold_generation ~= generation then
       return
     end
-    local upto = math.min(total, at + STEP - 1)
-    for _, side in ipairs(sides) do
-      if vim.api.nvim_win_is_valid(side[1]) then
-        create(side[1], side[2], at, math.min(upto, #side[2]))
+    local deadline = vim.uv.hrtime() + STEP_NS
+    repeat
+      for _, side in ipairs(sides) do
+        if at <= #side[2] and vim.api.nvim_win_is_valid(side[1]) then
+          create(side[1], side[2], at)
+        end
       end
-    end
-    at = upto + 1
+      at = at + 1
+    until at > total or vim.uv.hrtime() > deadline
     if at <= total then
       vim.schedule(step)
     else
       view.folding = false
     end
   end
-  step()
+  -- After the drawing step that asked for it.
+  vim.schedule(step)
 end
 
 return M
