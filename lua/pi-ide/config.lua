@@ -10,6 +10,8 @@
 ---@field lock_dir? string Lockfile directory; nil = $PI_IDE_LOCK_DIR or ~/.pi/ide.
 ---@field log_level? "error"|"warn"|"info"|"debug"|"trace" Host log level (default "info").
 ---@field claude_code? boolean Announce Neovim to Claude Code too (default true).
+---@field gemini? boolean Serve Gemini CLI's IDE mode, announced in <tmpdir>/gemini/ide (default true).
+---@field qwen? boolean Serve Qwen Code's IDE mode, announced in $QWEN_HOME/ide (default true).
 ---@field watch_files? boolean Buffers follow their files on disk (default true).
 ---@field context_socket? pi-ide.Config.ContextSocket pi's context socket.
 ---@field mcp? pi-ide.Config.Mcp The Streamable-HTTP MCP endpoint.
@@ -115,6 +117,11 @@ M.defaults = {
   log_level = "info",
   -- Announce Neovim to Claude Code too ($CLAUDE_CONFIG_DIR/ide or ~/.claude/ide).
   claude_code = true,
+  -- Serve Gemini CLI's IDE mode (context, diffs in Neovim), announced in
+  -- <tmpdir>/gemini/ide ($TMPDIR, else /tmp).
+  gemini = true,
+  -- Serve Qwen Code's IDE mode, announced in $QWEN_HOME/ide (~/.qwen/ide).
+  qwen = true,
   -- Buffers follow their files on disk: one without unsaved edits takes a
   -- change made by anyone else at once (one undo step); one with unsaved
   -- edits is kept and you are told (:PiIde disk compares).

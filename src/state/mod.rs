@@ -5,6 +5,7 @@
 //! * [`clients`]  – connected clients and their outboxes.
 //! * [`outbox`]   – one client's bounded queue, latest values coalesced.
 //! * [`outgoing`] – requests sent to agents, waiting for answers.
+//! * [`recent`]   – the files the person worked in lately (companion context).
 //! * [`rediff`]   – re-diffing large diffs after edits, off the UI thread.
 //! * [`reviews`]  – the one review session a client may have open.
 //! * [`user_tools`] – MCP tools registered from Lua, and who to tell.
@@ -13,6 +14,7 @@ pub mod clients;
 pub mod lsp;
 pub mod outbox;
 pub mod outgoing;
+pub mod recent;
 pub mod rediff;
 pub mod reviews;
 pub mod roots;
@@ -69,6 +71,8 @@ pub struct State {
     pub terminal_commands: bool,
     /// The MCP tools the person's config registered in Lua.
     pub user_tools: user_tools::UserTools,
+    /// The files the person worked in lately, for companion clients.
+    pub recent: recent::RecentFiles,
 }
 
 /// Which file an `openDiff` is about, and the tab the agent named.
