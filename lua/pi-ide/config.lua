@@ -86,12 +86,14 @@
 ---@field extensions? { review?: boolean, nvim?: boolean } This plugin's pi extensions.
 
 ---@class pi-ide.Config.OwnAgent: pi-ide.Config.AgentCommand
----@field kind? "claude"|"pi" Wired like that one (default: from the program's name).
+---@field kind? "claude"|"pi"|"gemini"|"qwen" Wired like that one (default: from the program's name).
 ---@field env? table<string, string>
 
 ---@class pi-ide.Config.Agent
----@field default? string "claude", "pi" or a name in `agents` (default "claude").
+---@field default? string "claude", "pi", "gemini", "qwen" or a name in `agents` (default "claude").
 ---@field claude? pi-ide.Config.AgentCommand
+---@field gemini? pi-ide.Config.AgentCommand
+---@field qwen? pi-ide.Config.AgentCommand
 ---@field pi? pi-ide.Config.AgentPi
 ---@field agents? table<string, pi-ide.Config.OwnAgent> More agents.
 ---@field position? "right"|"left"|"bottom"|"top"|"float"|"tmux" Where its terminal opens (default "right").
@@ -219,10 +221,13 @@ M.defaults = {
     },
   },
   agent = {
-    -- The agent `:PiIde agent` starts: "claude", "pi" or one of `agents`.
+    -- The agent `:PiIde agent` starts: "claude", "pi", "gemini", "qwen" or one of `agents`.
     default = "claude",
     -- Each agent's command: a list (run as is) or a string (run by 'shell').
     claude = { cmd = { "claude" } },
+    -- Gemini CLI and Qwen Code, told which Neovim (and port) to connect to.
+    gemini = { cmd = { "gemini" } },
+    qwen = { cmd = { "qwen" } },
     pi = {
       cmd = { "pi" },
       -- This plugin's pi extensions, loaded with `pi -e`: /review
@@ -230,7 +235,7 @@ M.defaults = {
       -- to this Neovim at start).
       extensions = { review = true, nvim = true },
     },
-    -- More agents: name = { cmd = …, kind = "claude" | "pi" (wired like
+    -- More agents: name = { cmd = …, kind = "claude" | "pi" | "gemini" | "qwen" (wired like
     -- that one; default from the program's name), env = { … } }.
     agents = {},
     -- Where its terminal opens: "right", "left", "bottom", "top", "float",
@@ -261,7 +266,12 @@ local types = {
   ["review.keymaps"] = { "table", "boolean" },
 }
 -- Options replaced as a whole rather than merged key by key.
-local commands = { ["agent.claude.cmd"] = true, ["agent.pi.cmd"] = true }
+local commands = {
+  ["agent.claude.cmd"] = true,
+  ["agent.pi.cmd"] = true,
+  ["agent.gemini.cmd"] = true,
+  ["agent.qwen.cmd"] = true,
+}
 for name in pairs(commands) do
   types[name] = { "table", "string" }
 end
@@ -274,7 +284,7 @@ end
 
 local log_levels = { error = true, warn = true, info = true, debug = true, trace = true }
 local focus_modes = { auto = true, always = true, never = true }
-local agents = { claude = true, pi = true }
+local agents = { claude = true, pi = true, gemini = true, qwen = true }
 local positions = { right = true, left = true, bottom = true, top = true, float = true, tmux = true }
 -- Words `:PiIde agent` takes itself.
 local agent_words = { new = true, focus = true }
@@ -292,8 +302,8 @@ local function own_agent(name, value)
   if value.cmd == nil or (type(value.cmd) ~= "table" and type(value.cmd) ~= "string") then
     return nil, prefix .. ".cmd` must be a list of strings or a string naming a program"
   end
-  if value.kind ~= nil and value.kind ~= "claude" and value.kind ~= "pi" then
-    return nil, prefix .. '.kind` must be "claude" or "pi"'
+  if value.kind ~= nil and not agents[value.kind] then
+    return nil, prefix .. '.kind` must be "claude", "pi", "gemini" or "qwen"'
   end
   if value.env ~= nil and type(value.env) ~= "table" then
     return nil, prefix .. ".env` must be a table of strings"
@@ -435,9 +445,8 @@ function M.apply(opts)
   end
   local agent = values.agent
   if not agents[agent.default] and not agent.agents[agent.default] then
-    problems[#problems + 1] = ("option `agent.default` must be claude, pi or a name in agent.agents (got %q)"):format(
-      tostring(agent.default)
-    )
+    local wanted = "claude, pi, gemini, qwen or a name in agent.agents"
+    problems[#problems + 1] = ("option `agent.default` must be %s (got %q)"):format(wanted, tostring(agent.default))
     agent.default = M.defaults.agent.default
   end
   if not positions[agent.position] then
