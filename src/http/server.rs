@@ -179,7 +179,7 @@ async fn connection<H: ServerHandler + Send + 'static>(
         async move {
             let closing = request.method() == hyper::Method::DELETE;
             let stream_of = close_on_stream_end
-                .filter(|_| request.method() == hyper::Method::GET)
+                .filter(|_| opens_event_stream(&request))
                 .zip(session_id(&request));
             let mut response = match refusal(&request, &token) {
                 Some(response) => response,
@@ -263,6 +263,21 @@ fn refusal<B>(request: &Request<B>, token: &str) -> Option<Response<Body>> {
         ));
     }
     None
+}
+
+/// Whether `request` opens (or resumes) a session's event stream, the one
+/// that carries notifications: a `GET` without `Last-Event-ID`, or
+/// resuming an event of that stream (`<index>`). A `GET` resuming a
+/// request's own stream (`<index>/<request>`, as the npm SDK does a few
+/// seconds after `initialize`) is not it, and its end ends nothing.
+fn opens_event_stream<B>(request: &Request<B>) -> bool {
+    if request.method() != hyper::Method::GET {
+        return false;
+    }
+    match request.headers().get("last-event-id") {
+        None => true,
+        Some(id) => !id.as_bytes().contains(&b'/'),
+    }
 }
 
 /// The `mcp-session-id` a request names.

@@ -537,3 +537,42 @@ async fn a_cli_that_goes_away_mid_diff_leaves_the_persons_edits() {
     assert_eq!(kept, json!(["one", "mine"]));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\n");
 }
+
+#[tokio::test]
+async fn resuming_a_requests_stream_does_not_end_the_session() {
+    use tokio::io::AsyncReadExt;
+    let session = Session::start().await;
+    let mut cli = Cli::connect(&session, "gemini").await;
+    let file = gemini_dir(&session).join(cli.connected["file"].as_str().unwrap());
+    let token = read_json(&file)["authToken"].as_str().unwrap().to_owned();
+    let port = cli.connected["port"].as_u64().unwrap();
+    // What the npm SDK sends a few seconds after `initialize`: a GET
+    // resuming the initialize request's own stream, which has ended.
+    let request = format!(
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
+         Accept: text/event-stream\r\nmcp-session-id: {}\r\nLast-Event-ID: 0/0\r\n\
+         Connection: close\r\n\r\n",
+        cli.connected["sessionId"].as_str().unwrap()
+    );
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port as u16))
+        .await
+        .unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(DEADLINE, stream.read_to_end(&mut answer))
+        .await
+        .expect("the resumed stream to end")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    session.wait_clients(1).await;
+    let path = session.write_file("a.txt", "a\n");
+    let closed = cli
+        .call("closeDiff", json!({"filePath": path.to_str().unwrap()}))
+        .await;
+    assert_eq!(
+        closed["content"][0]["text"], r#"{"content":null}"#,
+        "the session still serves"
+    );
+    session.wait_clients(1).await;
+}

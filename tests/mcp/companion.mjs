@@ -85,7 +85,15 @@ const client = new Client({ name: "streamable-http-client", version: "0.61.0" })
 client.fallbackNotificationHandler = async (notification) => print({ notification });
 await client.connect(transport);
 const { tools } = await client.listTools();
-print({ connected: { file: file.name, port: file.port, ideInfo: file.ideInfo, tools: tools.map((t) => t.name) } });
+print({
+  connected: {
+    file: file.name,
+    port: file.port,
+    ideInfo: file.ideInfo,
+    tools: tools.map((t) => t.name),
+    sessionId: transport.sessionId,
+  },
+});
 
 const lines = readline.createInterface({ input: process.stdin });
 for await (const line of lines) {

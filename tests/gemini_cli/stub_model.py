@@ -1,0 +1,89 @@
+"""A stand-in for the Gemini API, so the real Gemini CLI can be driven by
+hand against Neovim without a key or network (GOOGLE_GEMINI_BASE_URL).
+
+python3 stub_model.py <port-file> <log-file>
+
+Listens on a free loopback port (written to <port-file>) and logs every
+request body to <log-file>, one JSON object a line, so what the CLI sent
+(the IDE context included) can be read back. A prompt naming a file as
+`edit <path> to <text>` gets a `write_file` call for it; once the tool's
+answer is back, a short text ends the turn. Every other request
+(generateContent: next-speaker checks, routing) gets a plain answer.
+"""
+
+import json
+import re
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PORT_FILE, LOG_FILE = sys.argv[1], sys.argv[2]
+
+
+def last_user_parts(body):
+    contents = body.get("contents") or []
+    return contents[-1].get("parts", []) if contents else []
+
+
+def answer(body):
+    parts = last_user_parts(body)
+    if any("functionResponse" in part for part in parts):
+        return [{"text": "Done."}]
+    text = " ".join(part.get("text", "") for part in parts)
+    wanted = re.search(r"edit (\S+) to (\S+)", text)
+    if wanted:
+        path, content = wanted.group(1), wanted.group(2)
+        return [{"functionCall": {"name": "write_file", "args": {"file_path": path, "content": content + "\n"}}}]
+    return [{"text": "Hello from the stub model."}]
+
+
+def response(parts):
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+    }
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        with open(LOG_FILE, "a") as log:
+            log.write(json.dumps({"path": self.path, "body": body}) + "\n")
+        if ":countTokens" in self.path:
+            return self.send_json({"totalTokens": 10})
+        if ":streamGenerateContent" in self.path:
+            payload = json.dumps(response(answer(body)))
+            data = f"data: {payload}\r\n\r\n".encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        schema = json.dumps(body.get("generationConfig", {}))
+        if "next_speaker" in schema:
+            text = json.dumps({"reasoning": "the model answered", "next_speaker": "user"})
+        else:
+            text = "ok"
+        self.send_json(response([{"text": text}]))
+
+    def send_json(self, value):
+        data = json.dumps(value).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+with open(PORT_FILE, "w") as f:
+    f.write(str(server.server_address[1]))
+server.serve_forever()
