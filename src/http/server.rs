@@ -77,8 +77,14 @@ pub async fn serve(
 ) {
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = session_idle;
+    let mut config = service_config();
+    if let Serving::Companion(_) = serving {
+        // The SDK Gemini CLI and Qwen Code bundle parses every event's data
+        // as JSON: an SSE priming event (empty data) breaks its connection.
+        sessions.session_config.sse_retry = None;
+        config = config.with_sse_retry(None);
+    }
     let sessions = Arc::new(sessions);
-    let config = service_config();
     let cancel = config.cancellation_token.clone();
     let token: Arc<str> = state.token.as_str().into();
     let peers = Peers::default();

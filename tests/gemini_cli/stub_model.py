@@ -36,6 +36,23 @@ def answer(body):
     return [{"text": "Hello from the stub model."}]
 
 
+def filled(schema):
+    """A value of JSON schema `schema` (routing and next-speaker checks)."""
+    kind = str(schema.get("type", "")).lower()
+    if "enum" in schema:
+        return "user" if "user" in schema["enum"] else schema["enum"][0]
+    if kind == "object":
+        return {name: ("user" if name == "next_speaker" else filled(sub))
+                for name, sub in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return []
+    if kind in ("integer", "number"):
+        return 10
+    if kind == "boolean":
+        return False
+    return "stub"
+
+
 def response(parts):
     return {
         "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
@@ -67,11 +84,8 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(data)
             return
-        schema = json.dumps(body.get("generationConfig", {}))
-        if "next_speaker" in schema:
-            text = json.dumps({"reasoning": "the model answered", "next_speaker": "user"})
-        else:
-            text = "ok"
+        schema = (body.get("generationConfig") or {}).get("responseJsonSchema")
+        text = json.dumps(filled(schema)) if schema else "ok"
         self.send_json(response([{"text": text}]))
 
     def send_json(self, value):

@@ -576,3 +576,51 @@ async fn resuming_a_requests_stream_does_not_end_the_session() {
     );
     session.wait_clients(1).await;
 }
+
+/// Every SSE event's data of a raw `initialize` on the Gemini port.
+async fn initialize_events(session: &Session) -> Vec<String> {
+    use tokio::io::AsyncReadExt;
+    let file = one_file(&gemini_dir(session), |_| true).await;
+    let body = read_json(&file);
+    let port = body["port"].as_u64().unwrap() as u16;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "streamable-http-client", "version": "0.61.0"}}})
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{initialize}",
+        body["authToken"].as_str().unwrap(),
+        initialize.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(DEADLINE, stream.read_to_end(&mut answer))
+        .await
+        .expect("the initialize stream to end")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    assert!(answer.contains("\"serverInfo\""), "{answer}");
+    answer
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|data| data.trim().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn every_event_carries_json_as_the_clis_bundled_sdk_expects() {
+    let session = Session::start().await;
+    let events = initialize_events(&session).await;
+    assert!(!events.is_empty());
+    for data in &events {
+        assert!(
+            serde_json::from_str::<Value>(data).is_ok(),
+            "an event the CLIs cannot parse (a priming event?): {data:?} in {events:?}"
+        );
+    }
+}
