@@ -23,7 +23,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 pub const DEADLINE: Duration = Duration::from_secs(15);
 
-/// `<state>/tmp`, created: the session's `$TMPDIR`.
+/// `<state>/tmp`, created: the session's `$TMP`.
 fn tmp_dir(state_dir: &Path) -> PathBuf {
     let dir = state_dir.join("tmp");
     std::fs::create_dir_all(&dir).expect("create the session's TMPDIR");
@@ -219,8 +219,11 @@ impl Session {
             .env("PI_IDE_LOCK_DIR", &lock_dir)
             // Claude Code's lock directory, never the real ~/.claude.
             .env("CLAUDE_CONFIG_DIR", state_dir.join("claude"))
-            // Gemini CLI's and Qwen Code's discovery directories, never the real ones.
-            .env("TMPDIR", tmp_dir(&state_dir))
+            // Gemini CLI's and Qwen Code's discovery directories, never the
+            // real ones: Node's tmpdir is $TMPDIR, else $TMP, and Neovim
+            // reads only $TMPDIR, so its own temp files stay where they were.
+            .env_remove("TMPDIR")
+            .env("TMP", tmp_dir(&state_dir))
             .env("QWEN_HOME", state_dir.join("qwen"))
             .env("XDG_STATE_HOME", &state_dir)
             .env("XDG_DATA_HOME", state_dir.join("data"))
