@@ -19,17 +19,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PORT_FILE, LOG_FILE = sys.argv[1], sys.argv[2]
 
 
-def last_user_parts(body):
-    contents = body.get("contents") or []
-    return contents[-1].get("parts", []) if contents else []
-
-
 def answer(body):
-    parts = last_user_parts(body)
-    if any("functionResponse" in part for part in parts):
+    contents = body.get("contents") or []
+    last = contents[-1].get("parts", []) if contents else []
+    if any("functionResponse" in part for part in last):
         return [{"text": "Done."}]
-    text = " ".join(part.get("text", "") for part in parts)
-    wanted = re.search(r"edit (\S+) to (\S+)", text)
+    # The newest prompt of the request: the CLI may send the editor context
+    # after it.
+    texts = [part.get("text", "") for content in contents for part in content.get("parts", [])]
+    wanted = None
+    for text in texts:
+        wanted = re.search(r"edit (\S+) to (\S+)", text) or wanted
     if wanted:
         path, content = wanted.group(1), wanted.group(2)
         return [{"functionCall": {"name": "write_file", "args": {"file_path": path, "content": content + "\n"}}}]

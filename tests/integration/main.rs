@@ -17,7 +17,6 @@ mod diff_review;
 mod diffs;
 mod faults;
 mod follow;
-mod gemini_cli;
 mod handshake;
 mod health;
 mod help;

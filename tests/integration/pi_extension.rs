@@ -43,7 +43,7 @@ fn installed_and_current(dir: &Path, needed: &[&str]) -> bool {
 }
 
 /// `npm ci` in `dir` unless its packages are installed and current.
-pub(crate) fn npm_ci(dir: &Path, needed: &[&str]) {
+fn npm_ci(dir: &Path, needed: &[&str]) {
     if installed_and_current(dir, needed) {
         return;
     }
