@@ -24,6 +24,11 @@ pub enum ClientKind {
     /// A client of pi's context socket (seed 002): NDJSON, not JSON-RPC; it
     /// gets context pushes and may ask for reviews.
     Socket,
+    /// Gemini CLI in IDE mode (the companion protocol over Streamable-HTTP
+    /// MCP): `ide/contextUpdate`, diffs decided by notification.
+    Gemini,
+    /// Qwen Code, Gemini CLI's fork, speaking the same companion protocol.
+    Qwen,
 }
 
 impl ClientKind {
@@ -32,15 +37,22 @@ impl ClientKind {
             ClientKind::Pi => "pi",
             ClientKind::Claude => "claude",
             ClientKind::Socket => "socket",
+            ClientKind::Gemini => "gemini",
+            ClientKind::Qwen => "qwen",
         }
     }
 
-    /// Whether the client speaks JSON-RPC (MCP) and so may get
-    /// notifications like `selection_changed`.
+    /// Whether the client speaks pi's and Claude's JSON-RPC (MCP over the
+    /// WebSocket) and so may get notifications like `selection_changed`.
     pub fn speaks_jsonrpc(self) -> bool {
         match self {
             ClientKind::Pi | ClientKind::Claude => true,
-            ClientKind::Socket => false,
+            ClientKind::Socket | ClientKind::Gemini | ClientKind::Qwen => false,
         }
+    }
+
+    /// Whether the client speaks the IDE companion protocol (Gemini CLI's).
+    pub fn is_companion(self) -> bool {
+        matches!(self, ClientKind::Gemini | ClientKind::Qwen)
     }
 }

@@ -38,6 +38,11 @@ pub struct Config {
     pub mcp_token_file: Option<PathBuf>,
     /// MCP sessions idle this long are closed; `None`: never.
     pub mcp_session_idle: Option<Duration>,
+    /// Gemini CLI's discovery directory (`<tmpdir>/gemini/ide`), to serve
+    /// it and be announced there; `None`: not.
+    pub gemini_dir: Option<PathBuf>,
+    /// Qwen Code's (`$QWEN_HOME/ide`); `None`: not.
+    pub qwen_dir: Option<PathBuf>,
 }
 
 /// What the command line asks for.
@@ -54,7 +59,7 @@ impl Config {
     /// Parses `--pid N --cwd DIR [--port N] [--root DIR] [--context-socket NAME]
     /// [--lock-dir DIR] [--claude-lock-dir DIR] [--log-file F] [--log-level L]
     /// [--mcp-port N] [--mcp-approve-edits true|false] [--mcp-token-file F]
-    /// [--mcp-session-idle-ms N]` (an empty `--mcp-port`: no MCP endpoint;
+    /// [--mcp-session-idle-ms N] [--gemini-dir DIR] [--qwen-dir DIR]` (an empty `--mcp-port`: no MCP endpoint;
     /// idle 0: sessions never expire), `--version` or `--check-root DIR`.
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         let mut pid = None;
@@ -71,6 +76,8 @@ impl Config {
         let mut mcp_terminal_commands = true;
         let mut mcp_token_file = None;
         let mut mcp_session_idle = None;
+        let mut gemini_dir = None;
+        let mut qwen_dir = None;
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
             if flag == "--version" {
@@ -135,6 +142,8 @@ impl Config {
                     mcp_token_file = Some(PathBuf::from(value))
                 }
                 "--mcp-token-file" => {}
+                "--gemini-dir" => gemini_dir = (!value.is_empty()).then(|| PathBuf::from(value)),
+                "--qwen-dir" => qwen_dir = (!value.is_empty()).then(|| PathBuf::from(value)),
                 "--mcp-session-idle-ms" => {
                     let ms: u64 = value
                         .parse()
@@ -160,6 +169,8 @@ impl Config {
             mcp_terminal_commands,
             mcp_token_file,
             mcp_session_idle,
+            gemini_dir,
+            qwen_dir,
         })))
     }
 }
@@ -207,6 +218,10 @@ mod tests {
             "/s/pi-ide/mcp-token",
             "--mcp-session-idle-ms",
             "1500",
+            "--gemini-dir",
+            "/tmp/gemini/ide",
+            "--qwen-dir",
+            "",
         ]) else {
             panic!("expected a run config");
         };
@@ -226,6 +241,8 @@ mod tests {
             Some(PathBuf::from("/s/pi-ide/mcp-token"))
         );
         assert_eq!(config.mcp_session_idle, Some(Duration::from_millis(1500)));
+        assert_eq!(config.gemini_dir, Some(PathBuf::from("/tmp/gemini/ide")));
+        assert_eq!(config.qwen_dir, None, "empty: Qwen Code not served");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use crate::client::ClientKind;
+use crate::companion;
 use crate::diff::pending::DiffOutcome;
 use crate::ide_protocol;
 use crate::jsonrpc;
@@ -24,6 +25,7 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
                 state.clients.broadcast_latest(Latest::Selection, &message);
             }
             ide_protocol::context::broadcast(state, Some(&positions));
+            companion::context::on_selection(state, &positions).await;
         }
         EditorEvent::LspAnswer(answer) | EditorEvent::ToolAnswer(answer) => {
             state.lsp.answer(answer)

@@ -171,6 +171,7 @@ async fn stand_in_state(root: &std::path::Path) -> std::io::Result<Arc<State>> {
         approve_edits: true,
         terminal_commands: true,
         user_tools: Default::default(),
+        recent: Default::default(),
     }))
 }
 

@@ -13,15 +13,18 @@ use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::{mpsc, watch};
 
+use crate::client::ClientKind;
 use crate::config::Config;
 use crate::diagnostics::Mirror;
 use crate::diff::live::LiveDiffs;
 use crate::diff::pending::{DiffOutcome, PendingDiffs};
+use crate::discovery::{Cli, Discovery};
 use crate::file_watch::FileWatch;
+use crate::http::server::Serving;
 use crate::lockfile::{self, LockInfo, Lockfile, Lockfiles};
 use crate::nvim::editor::Editor;
 use crate::nvim::handler::NvimHandler;
-use crate::nvim::seam::{EditorEvent, LuaCall, SEAM_VERSION, Started};
+use crate::nvim::seam::{Announced, EditorEvent, LuaCall, SEAM_VERSION, Started};
 use crate::outline::worker::Worker;
 use crate::state::State;
 use crate::state::clients::Clients;
@@ -65,6 +68,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         )),
         None => None,
     };
+    let (companion_listeners, mut companion_errors) = bind_companions(&config).await;
     let removed = lockfile::remove_stale(&dir);
     // A fixed MCP port keeps its token, so a client configured once keeps
     // working; the lockfile carries the same token for every transport.
@@ -115,6 +119,38 @@ pub async fn run(config: Config) -> io::Result<()> {
         Some(Err(error)) => (None, Some(error)),
         None => (None, None),
     };
+    let mut discoveries = Vec::new();
+    let mut companions = Vec::new();
+    let mut announced = Vec::new();
+    let roots = workspace_roots(&config.cwd, &config.root);
+    for (kind, cli, dir, listener) in companion_listeners {
+        let companion_port = listener.local_addr()?.port();
+        let created = Discovery::create(
+            cli,
+            &dir,
+            config.nvim_pid,
+            companion_port,
+            &token,
+            roots.clone(),
+        );
+        match created {
+            Ok(discovery) => {
+                announced.push(Announced {
+                    client: kind.as_str(),
+                    port: companion_port,
+                    file: discovery.path().display().to_string(),
+                });
+                discoveries.push(discovery);
+                companions.push((kind, listener));
+            }
+            Err(error) => companion_errors.push(format!(
+                "cannot announce Neovim to {} in {}: {error}",
+                kind.as_str(),
+                dir.display()
+            )),
+        }
+    }
+    let companion_error = (!companion_errors.is_empty()).then(|| companion_errors.join("; "));
     // Logging starts once agents can find us: opening the log costs ~2 ms.
     let _log_guard = crate::logging::init(&config);
     tracing::info!("listening on 127.0.0.1:{port}, lockfile {pi_path} ({removed} stale removed)");
@@ -126,6 +162,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         .chain(&claude_error)
         .chain(&mcp_error)
         .chain(&mcp_token_warning)
+        .chain(&companion_error)
     {
         tracing::warn!("{problem}");
     }
@@ -146,6 +183,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         approve_edits: config.mcp_approve_edits,
         terminal_commands: config.mcp_terminal_commands,
         user_tools: Default::default(),
+        recent: Default::default(),
     });
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     // Every transport task holds a clone; the receiver closes when all ended.
@@ -162,6 +200,18 @@ pub async fn run(config: Config) -> io::Result<()> {
             listener,
             state.clone(),
             config.mcp_session_idle,
+            Serving::Mcp,
+            shutdown_rx.clone(),
+            done_tx.clone(),
+        ));
+    }
+    for (kind, listener) in companions {
+        tracing::info!("{} companion on {}", kind.as_str(), listener.local_addr()?);
+        tokio::spawn(crate::http::server::serve(
+            listener,
+            state.clone(),
+            None,
+            Serving::Companion(kind),
             shutdown_rx.clone(),
             done_tx.clone(),
         ));
@@ -191,6 +241,8 @@ pub async fn run(config: Config) -> io::Result<()> {
         mcp_token_file,
         mcp_token_warning,
         languages: crate::outline::languages::filetypes(),
+        companions: announced,
+        companion_error,
     }));
 
     let mut terminate = signal(SignalKind::terminate())?;
@@ -209,6 +261,10 @@ pub async fn run(config: Config) -> io::Result<()> {
             event = events.recv() => match event {
                 None | Some(EditorEvent::Stop) => break,
                 Some(EditorEvent::Cwd { dir, root }) => {
+                    let roots = workspace_roots(&dir, &root);
+                    for discovery in &mut discoveries {
+                        discovery.set_workspace(&roots);
+                    }
                     locks.set_workspace_folders(&[dir]);
                     let root = PathBuf::from(root);
                     state.root.send_if_modified(|current| {
@@ -229,10 +285,44 @@ pub async fn run(config: Config) -> io::Result<()> {
     }
     crate::ide_protocol::review::shutdown(&state);
     locks.remove();
+    for discovery in &discoveries {
+        discovery.remove();
+    }
     let _ = shutdown_tx.send(true);
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, all_done.recv()).await;
     tracing::info!("stopped");
     broken.map_or(Ok(()), |why| Err(io::Error::other(why)))
+}
+
+/// The companion listeners asked for (loopback, any free port), with the
+/// CLI and directory each is announced in, and why any could not listen.
+async fn bind_companions(
+    config: &Config,
+) -> (Vec<(ClientKind, Cli, PathBuf, TcpListener)>, Vec<String>) {
+    let wanted = [
+        (ClientKind::Gemini, Cli::Gemini, &config.gemini_dir),
+        (ClientKind::Qwen, Cli::Qwen, &config.qwen_dir),
+    ];
+    let mut bound = Vec::new();
+    let mut errors = Vec::new();
+    for (kind, cli, dir) in wanted {
+        let Some(dir) = dir else { continue };
+        match TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await {
+            Ok(listener) => bound.push((kind, cli, dir.clone(), listener)),
+            Err(error) => errors.push(format!("cannot listen for {}: {error}", kind.as_str())),
+        }
+    }
+    (bound, errors)
+}
+
+/// The workspace the companion CLIs match their cwd against: Neovim's cwd
+/// and, when it differs, its project root.
+fn workspace_roots(cwd: &str, root: &str) -> Vec<String> {
+    let mut roots = vec![cwd.to_owned()];
+    if !root.is_empty() && root != cwd {
+        roots.push(root.to_owned());
+    }
+    roots
 }
 
 /// The WebSocket listener on `port`, or on any free port when that one is

@@ -20,6 +20,7 @@
 //! * [`socket`]      – pi's context socket (`<root>/.pi/ide/<name>.sock`, NDJSON).
 //! * [`listen`]      – what every listener shares: a connection cap, accept backoff.
 //! * [`lockfile`]    – the discovery files agents read.
+//! * [`discovery`]   – Gemini CLI's and Qwen Code's discovery files.
 //! * [`auth`]        – secret tokens, constant-time checks, header → client kind.
 //!
 //! Protocol and features (where an MCP tool goes):
@@ -29,6 +30,8 @@
 //! * [`mcp_tools`]   – the tools every MCP client gets at `/mcp` (JetBrains'
 //!   names, 1-based positions, paths relative to the project root):
 //!   `mcp_tools/tools/`, one file per tool, and what they share.
+//! * [`companion`]   – the IDE companion protocol of Gemini CLI and Qwen
+//!   Code: `ide/contextUpdate`, `openDiff`/`closeDiff` decided by notification.
 //! * [`events`]      – what Neovim reports, turned into actions.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
 //! * [`ide_protocol`] – seed 002's messages over the socket: `hello`,
@@ -59,10 +62,12 @@ mod auth;
 pub mod claude_ide;
 pub mod cli;
 mod client;
+mod companion;
 pub mod config;
 pub mod confine;
 mod diagnostics;
 mod diff;
+mod discovery;
 mod events;
 mod file_watch;
 #[doc(hidden)]

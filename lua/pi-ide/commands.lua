@@ -23,6 +23,17 @@ local function describe_host(status, lines)
   if status.mcp_url then
     lines[#lines + 1] = "MCP endpoint: " .. status.mcp_url .. " (:PiIde mcp)"
   end
+  local names = { gemini = "Gemini CLI", qwen = "Qwen Code" }
+  for _, announced in ipairs(status.companions or {}) do
+    lines[#lines + 1] = ("%s: 127.0.0.1:%d, announced in %s"):format(
+      names[announced.client] or announced.client,
+      announced.port,
+      announced.file
+    )
+  end
+  if status.companion_error then
+    lines[#lines + 1] = "Gemini CLI / Qwen Code: " .. status.companion_error
+  end
   if status.socket then
     lines[#lines + 1] = ("pi context socket: %s (start pi in %s)"):format(
       status.socket,
@@ -32,7 +43,7 @@ local function describe_host(status, lines)
     lines[#lines + 1] = "pi context socket: none: " .. status.socket_error
   end
   if #status.clients == 0 then
-    lines[#lines + 1] = "clients: none (run /ide in pi, or claude --ide)"
+    lines[#lines + 1] = "clients: none (run /ide in pi, claude --ide, or /ide enable in gemini or qwen)"
   end
   for _, client in ipairs(status.clients) do
     lines[#lines + 1] = ("client %d: %s%s"):format(

@@ -10,6 +10,8 @@
 ---@field lock_dir? string Lockfile directory; nil = $PI_IDE_LOCK_DIR or ~/.pi/ide.
 ---@field log_level? "error"|"warn"|"info"|"debug"|"trace" Host log level (default "info").
 ---@field claude_code? boolean Announce Neovim to Claude Code too (default true).
+---@field gemini? boolean Serve Gemini CLI's IDE mode, announced in <tmpdir>/gemini/ide (default true).
+---@field qwen? boolean Serve Qwen Code's IDE mode, announced in $QWEN_HOME/ide (default true).
 ---@field watch_files? boolean Buffers follow their files on disk (default true).
 ---@field context_socket? pi-ide.Config.ContextSocket pi's context socket.
 ---@field mcp? pi-ide.Config.Mcp The Streamable-HTTP MCP endpoint.
@@ -84,12 +86,14 @@
 ---@field extensions? { review?: boolean, nvim?: boolean } This plugin's pi extensions.
 
 ---@class pi-ide.Config.OwnAgent: pi-ide.Config.AgentCommand
----@field kind? "claude"|"pi" Wired like that one (default: from the program's name).
+---@field kind? "claude"|"pi"|"gemini"|"qwen" Wired like that one (default: from the program's name).
 ---@field env? table<string, string>
 
 ---@class pi-ide.Config.Agent
----@field default? string "claude", "pi" or a name in `agents` (default "claude").
+---@field default? string "claude", "pi", "gemini", "qwen" or a name in `agents` (default "claude").
 ---@field claude? pi-ide.Config.AgentCommand
+---@field gemini? pi-ide.Config.AgentCommand
+---@field qwen? pi-ide.Config.AgentCommand
 ---@field pi? pi-ide.Config.AgentPi
 ---@field agents? table<string, pi-ide.Config.OwnAgent> More agents.
 ---@field position? "right"|"left"|"bottom"|"top"|"float"|"tmux" Where its terminal opens (default "right").
@@ -115,6 +119,11 @@ M.defaults = {
   log_level = "info",
   -- Announce Neovim to Claude Code too ($CLAUDE_CONFIG_DIR/ide or ~/.claude/ide).
   claude_code = true,
+  -- Serve Gemini CLI's IDE mode (context, diffs in Neovim), announced in
+  -- <tmpdir>/gemini/ide ($TMPDIR, else /tmp).
+  gemini = true,
+  -- Serve Qwen Code's IDE mode, announced in $QWEN_HOME/ide (~/.qwen/ide).
+  qwen = true,
   -- Buffers follow their files on disk: one without unsaved edits takes a
   -- change made by anyone else at once (one undo step); one with unsaved
   -- edits is kept and you are told (:PiIde disk compares).
@@ -212,10 +221,13 @@ M.defaults = {
     },
   },
   agent = {
-    -- The agent `:PiIde agent` starts: "claude", "pi" or one of `agents`.
+    -- The agent `:PiIde agent` starts: "claude", "pi", "gemini", "qwen" or one of `agents`.
     default = "claude",
     -- Each agent's command: a list (run as is) or a string (run by 'shell').
     claude = { cmd = { "claude" } },
+    -- Gemini CLI and Qwen Code, told which Neovim (and port) to connect to.
+    gemini = { cmd = { "gemini" } },
+    qwen = { cmd = { "qwen" } },
     pi = {
       cmd = { "pi" },
       -- This plugin's pi extensions, loaded with `pi -e`: /review
@@ -223,7 +235,7 @@ M.defaults = {
       -- to this Neovim at start).
       extensions = { review = true, nvim = true },
     },
-    -- More agents: name = { cmd = …, kind = "claude" | "pi" (wired like
+    -- More agents: name = { cmd = …, kind = "claude" | "pi" | "gemini" | "qwen" (wired like
     -- that one; default from the program's name), env = { … } }.
     agents = {},
     -- Where its terminal opens: "right", "left", "bottom", "top", "float",
@@ -254,7 +266,12 @@ local types = {
   ["review.keymaps"] = { "table", "boolean" },
 }
 -- Options replaced as a whole rather than merged key by key.
-local commands = { ["agent.claude.cmd"] = true, ["agent.pi.cmd"] = true }
+local commands = {
+  ["agent.claude.cmd"] = true,
+  ["agent.pi.cmd"] = true,
+  ["agent.gemini.cmd"] = true,
+  ["agent.qwen.cmd"] = true,
+}
 for name in pairs(commands) do
   types[name] = { "table", "string" }
 end
@@ -267,7 +284,7 @@ end
 
 local log_levels = { error = true, warn = true, info = true, debug = true, trace = true }
 local focus_modes = { auto = true, always = true, never = true }
-local agents = { claude = true, pi = true }
+local agents = { claude = true, pi = true, gemini = true, qwen = true }
 local positions = { right = true, left = true, bottom = true, top = true, float = true, tmux = true }
 -- Words `:PiIde agent` takes itself.
 local agent_words = { new = true, focus = true }
@@ -285,8 +302,8 @@ local function own_agent(name, value)
   if value.cmd == nil or (type(value.cmd) ~= "table" and type(value.cmd) ~= "string") then
     return nil, prefix .. ".cmd` must be a list of strings or a string naming a program"
   end
-  if value.kind ~= nil and value.kind ~= "claude" and value.kind ~= "pi" then
-    return nil, prefix .. '.kind` must be "claude" or "pi"'
+  if value.kind ~= nil and not agents[value.kind] then
+    return nil, prefix .. '.kind` must be "claude", "pi", "gemini" or "qwen"'
   end
   if value.env ~= nil and type(value.env) ~= "table" then
     return nil, prefix .. ".env` must be a table of strings"
@@ -428,9 +445,8 @@ function M.apply(opts)
   end
   local agent = values.agent
   if not agents[agent.default] and not agent.agents[agent.default] then
-    problems[#problems + 1] = ("option `agent.default` must be claude, pi or a name in agent.agents (got %q)"):format(
-      tostring(agent.default)
-    )
+    local wanted = "claude, pi, gemini, qwen or a name in agent.agents"
+    problems[#problems + 1] = ("option `agent.default` must be %s (got %q)"):format(wanted, tostring(agent.default))
     agent.default = M.defaults.agent.default
   end
   if not positions[agent.position] then

@@ -286,6 +286,40 @@ local function check_claude(host)
   end
 end
 
+-- Gemini CLI and Qwen Code: where each finds us, and who is connected.
+local function check_companions(host)
+  local status = host.status()
+  local wanted = {
+    { kind = "gemini", name = "Gemini CLI", dir = host.gemini_dir() },
+    { kind = "qwen", name = "Qwen Code", dir = host.qwen_dir() },
+  }
+  for _, cli in ipairs(wanted) do
+    local file
+    for _, announced in ipairs(status.companions or {}) do
+      if announced.client == cli.kind then
+        file = announced.file
+      end
+    end
+    local connected = 0
+    for _, client in ipairs(status.clients) do
+      if client.kind == cli.kind then
+        connected = connected + 1
+      end
+    end
+    if not cli.dir then
+      vim.health.info(("%s: not announced (%s = false)"):format(cli.name, cli.kind))
+    elseif file then
+      vim.health.ok(
+        ("%s finds Neovim through %s; %d connected (`/ide enable` in it connects)"):format(cli.name, file, connected)
+      )
+    elseif status.running then
+      vim.health.error(("%s: not announced: %s"):format(cli.name, status.companion_error or "unknown reason"))
+    else
+      vim.health.info(("%s will find Neovim in %s once the host runs"):format(cli.name, cli.dir))
+    end
+  end
+end
+
 -- pi's context socket: where it is, and that pi finds it only when started
 -- in the project root.
 local function check_socket(host)
@@ -385,6 +419,7 @@ function M.check()
     check_project(host)
   end
   check_claude(host)
+  check_companions(host)
   check_socket(host)
   check_mcp(host)
   vim.health.info("log: " .. host.log_path())

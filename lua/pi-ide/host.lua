@@ -65,6 +65,37 @@ function M.claude_lock_dir()
   return home and home ~= "" and (home .. "/.claude/ide") or nil
 end
 
+--- Gemini CLI's discovery directory: `os.tmpdir()`'s `gemini/ide` (Node's
+--- tmpdir: $TMPDIR, $TMP, $TEMP, else /tmp), or nil when option `gemini` is off.
+function M.gemini_dir()
+  if not config.values.gemini then
+    return nil
+  end
+  local tmp = "/tmp"
+  for _, name in ipairs({ "TMPDIR", "TMP", "TEMP" }) do
+    local value = vim.env[name]
+    if value and value ~= "" then
+      tmp = value
+      break
+    end
+  end
+  return vim.fs.normalize(tmp) .. "/gemini/ide"
+end
+
+--- Qwen Code's discovery directory: `$QWEN_HOME/ide` (default `~/.qwen`),
+--- or nil when option `qwen` is off.
+function M.qwen_dir()
+  if not config.values.qwen then
+    return nil
+  end
+  local home = vim.env.QWEN_HOME
+  if home and home ~= "" then
+    return vim.fs.normalize(home) .. "/ide"
+  end
+  home = uv.os_homedir()
+  return home and home ~= "" and (home .. "/.qwen/ide") or nil
+end
+
 --- Why the host last failed to start or exited on its own, or nil.
 function M.last_failure()
   return state.failure
@@ -177,7 +208,11 @@ local function on_exit(_, code)
   state.clients, state.client_count = {}, 0
   require("pi-ide.diff").close_all()
   -- The host removes them itself; this covers a host that was killed.
-  for _, file in ipairs({ info.lockfile, info.claude_lockfile, state.socket }) do
+  local files = { info.lockfile, info.claude_lockfile, state.socket }
+  for _, announced in ipairs(info.companions or {}) do
+    files[#files + 1] = announced.file
+  end
+  for _, file in ipairs(files) do
     if file and file ~= vim.NIL then
       os.remove(file)
     end
@@ -247,6 +282,10 @@ start = function(port)
     mcp.enabled and mcp.port ~= 0 and M.mcp_token_file() or "",
     "--mcp-session-idle-ms",
     tostring(session_idle_ms(mcp.session_idle_minutes)),
+    "--gemini-dir",
+    M.gemini_dir() or "",
+    "--qwen-dir",
+    M.qwen_dir() or "",
   }
   state.stderr = {}
   local partial = ""
@@ -347,6 +386,9 @@ function M.on_started(info)
   if info.mcp_token_warning and info.mcp_token_warning ~= vim.NIL then
     util.notify(info.mcp_token_warning, vim.log.levels.WARN)
   end
+  if info.companion_error and info.companion_error ~= vim.NIL then
+    util.notify(info.companion_error .. "\nGemini CLI / Qwen Code will not find Neovim", vim.log.levels.WARN)
+  end
   util.emit("PiIdeStarted", { port = info.port, lockfile = info.lockfile })
   return true
 end
@@ -399,6 +441,8 @@ end
 ---@field mcp_error? string
 ---@field mcp_token_file? string
 ---@field mcp_token_warning? string
+---@field companions { client: "gemini"|"qwen", port: integer, file: string }[] Where Gemini CLI and Qwen Code look.
+---@field companion_error? string
 ---@field clients { id: integer, kind: string, name?: string, pid?: integer }[]
 ---@field diffs { tab_name: string, path: string, client: string }[]
 
@@ -434,6 +478,8 @@ function M.status()
     mcp_error = info.mcp_error ~= vim.NIL and info.mcp_error or nil,
     mcp_token_file = info.mcp_token_file ~= vim.NIL and info.mcp_token_file or nil,
     mcp_token_warning = info.mcp_token_warning ~= vim.NIL and info.mcp_token_warning or nil,
+    companions = info.companions or {},
+    companion_error = info.companion_error ~= vim.NIL and info.companion_error or nil,
     clients = clients,
     diffs = diffs,
   }

@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 15
+M.VERSION = 16
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -35,6 +35,10 @@ M.calls = {
   -- The agent closed diff `id`; `reason` says why when it was not the agent's choice.
   close_diff = function(id, reason)
     require("pi-ide.diff").close(id, reason)
+  end,
+  -- Companion closeDiff: the proposal of diff `id` as the person left it, or nil.
+  diff_text = function(id)
+    return require("pi-ide.diff").text(id)
   end,
   -- A client initialized: where the person is.
   positions = function()

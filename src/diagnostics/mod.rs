@@ -163,8 +163,8 @@ impl Mirror {
         };
         let quoted = |uri: &str| Value::from(uri).to_string();
         match kind {
-            // Socket clients never ask; they would get pi's shape.
-            ClientKind::Pi | ClientKind::Socket => {
+            // Socket and companion clients never ask; they would get pi's shape.
+            ClientKind::Pi | ClientKind::Socket | ClientKind::Gemini | ClientKind::Qwen => {
                 let pairs: Vec<String> = entries
                     .iter()
                     .map(|(uri, list)| format!("{}:{list}", quoted(uri)))
@@ -197,7 +197,7 @@ impl File {
 
     fn list(&self, kind: ClientKind) -> &str {
         match kind {
-            ClientKind::Pi | ClientKind::Socket => &self.pi,
+            ClientKind::Pi | ClientKind::Socket | ClientKind::Gemini | ClientKind::Qwen => &self.pi,
             ClientKind::Claude => &self.claude,
         }
     }

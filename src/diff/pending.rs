@@ -105,6 +105,16 @@ impl PendingDiffs {
         inner.pending.remove(&id)
     }
 
+    /// The id of `client`'s diff named `tab_name`, left pending.
+    pub fn find_tab(&self, client: ClientId, tab_name: &str) -> Option<u64> {
+        let inner = self.lock();
+        let found = inner
+            .pending
+            .values()
+            .find(|diff| diff.client == client && diff.tab_name == tab_name);
+        found.map(|diff| diff.id)
+    }
+
     pub fn take_client(&self, client: ClientId) -> Vec<PendingDiff> {
         self.take_where(|diff| diff.client == client)
     }

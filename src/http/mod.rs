@@ -5,10 +5,14 @@
 //! * [`server`]  – accepts connections; checks token, Origin and path
 //!   before rmcp sees a request.
 //! * [`handler`] – rmcp's `ServerHandler`: `tools/list`, `tools/call`.
+//! * [`companion`] – the handler of a Gemini CLI / Qwen Code session.
+//! * [`stream_end`] – a companion session ends with its event stream.
 //! * [`token`]   – the token kept across restarts for a fixed port.
 
+pub mod companion;
 pub mod handler;
 pub mod server;
+mod stream_end;
 pub mod token;
 
 /// The path the endpoint answers on.

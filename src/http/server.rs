@@ -24,7 +24,11 @@ use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 
 use super::PATH;
+use rmcp::ServerHandler;
+
+use super::companion::CompanionHandler;
 use super::handler::{Handler, Peers, announce_tool_changes};
+use crate::client::ClientKind;
 use crate::listen::{Admission, Gate, HTTP_BUSY};
 use crate::state::State;
 
@@ -49,7 +53,16 @@ const LOOPBACK_ORIGINS: &[&str] = &[
 ];
 
 type Body = BoxBody<Bytes, Infallible>;
-type Service = StreamableHttpService<Handler, LocalSessionManager>;
+
+/// What a listener serves.
+#[derive(Debug, Clone, Copy)]
+pub enum Serving {
+    /// The MCP endpoint every MCP client may use.
+    Mcp,
+    /// The IDE companion protocol for one CLI (Gemini CLI, Qwen Code): the
+    /// same tools plus its own; a session ends when its event stream does.
+    Companion(ClientKind),
+}
 
 /// Serves until `shutdown` changes; `done` is held while connections run.
 /// A session idle for `session_idle` is closed; `None`: never (an agent
@@ -58,43 +71,95 @@ pub async fn serve(
     listener: TcpListener,
     state: Arc<State>,
     session_idle: Option<Duration>,
-    mut shutdown: watch::Receiver<bool>,
+    serving: Serving,
+    shutdown: watch::Receiver<bool>,
     done: mpsc::Sender<()>,
 ) {
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = session_idle;
-    let config = service_config();
+    let mut config = service_config();
+    if let Serving::Companion(_) = serving {
+        // The SDK Gemini CLI and Qwen Code bundle parses every event's data
+        // as JSON: an SSE priming event (empty data) breaks its connection.
+        sessions.session_config.sse_retry = None;
+        config = config.with_sse_retry(None);
+    }
+    let sessions = Arc::new(sessions);
     let cancel = config.cancellation_token.clone();
     let token: Arc<str> = state.token.as_str().into();
     let peers = Peers::default();
     let announcing = tokio::spawn(announce_tool_changes(state.clone(), peers.clone()));
     let handler = Handler { state, peers };
-    let service: Service =
-        StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(sessions), config);
-    let mut gate = Gate::new("MCP", MAX_CONNECTIONS);
-    loop {
-        tokio::select! {
-            admitted = gate.next(|| listener.accept()) => match admitted {
-                Admission::Admitted((stream, _), slot) => {
-                    let _ = stream.set_nodelay(true);
-                    tokio::spawn(connection(
-                        stream,
-                        slot,
-                        service.clone(),
-                        token.clone(),
-                        shutdown.clone(),
-                        done.clone(),
-                    ));
-                }
-                Admission::Refused((stream, _)) => {
-                    let _ = stream.try_write(HTTP_BUSY);
-                }
-            },
-            _ = shutdown.changed() => break,
+    let name = match serving {
+        Serving::Mcp => "MCP",
+        Serving::Companion(kind) => kind.as_str(),
+    };
+    let listening = Listening {
+        listener,
+        name,
+        token,
+        shutdown,
+        done,
+    };
+    match serving {
+        Serving::Mcp => {
+            let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions, config);
+            listening.accept(service, None).await;
+        }
+        Serving::Companion(kind) => {
+            let service = StreamableHttpService::new(
+                move || Ok(CompanionHandler::new(handler.clone(), kind)),
+                sessions.clone(),
+                config,
+            );
+            listening.accept(service, Some(sessions)).await;
         }
     }
     cancel.cancel();
     announcing.abort();
+}
+
+/// A listener and what each of its connections needs.
+struct Listening {
+    listener: TcpListener,
+    name: &'static str,
+    token: Arc<str>,
+    shutdown: watch::Receiver<bool>,
+    done: mpsc::Sender<()>,
+}
+
+impl Listening {
+    /// Accepts until shutdown. With `close_on_stream_end`, a session ends
+    /// when its event stream (the `GET` that carries notifications) does.
+    async fn accept<H: ServerHandler + Send + 'static>(
+        mut self,
+        service: StreamableHttpService<H, LocalSessionManager>,
+        close_on_stream_end: Option<Arc<LocalSessionManager>>,
+    ) {
+        let mut gate = Gate::new(self.name, MAX_CONNECTIONS);
+        loop {
+            tokio::select! {
+                admitted = gate.next(|| self.listener.accept()) => match admitted {
+                    Admission::Admitted((stream, _), slot) => {
+                        let _ = stream.set_nodelay(true);
+                        tokio::spawn(connection(
+                            stream,
+                            slot,
+                            service.clone(),
+                            self.token.clone(),
+                            close_on_stream_end.clone(),
+                            self.shutdown.clone(),
+                            self.done.clone(),
+                        ));
+                    }
+                    Admission::Refused((stream, _)) => {
+                        let _ = stream.try_write(HTTP_BUSY);
+                    }
+                },
+                _ = self.shutdown.changed() => break,
+            }
+        }
+    }
 }
 
 /// rmcp's settings: loopback `Host`s (its default) and `Origin`s, the body cap.
@@ -104,23 +169,33 @@ pub fn service_config() -> StreamableHttpServerConfig {
         .with_max_request_body_bytes(MAX_BODY_BYTES)
 }
 
-async fn connection(
+async fn connection<H: ServerHandler + Send + 'static>(
     stream: tokio::net::TcpStream,
     _slot: OwnedSemaphorePermit,
-    service: Service,
+    service: StreamableHttpService<H, LocalSessionManager>,
     token: Arc<str>,
+    close_on_stream_end: Option<Arc<LocalSessionManager>>,
     mut shutdown: watch::Receiver<bool>,
     _done: mpsc::Sender<()>,
 ) {
     let serve = hyper::service::service_fn(move |request: Request<Incoming>| {
         let service = service.clone();
         let token = token.clone();
+        let close_on_stream_end = close_on_stream_end.clone();
         async move {
             let closing = request.method() == hyper::Method::DELETE;
+            let stream_of = close_on_stream_end
+                .filter(|_| opens_event_stream(&request))
+                .zip(session_id(&request));
             let mut response = match refusal(&request, &token) {
                 Some(response) => response,
                 None => service.handle(request).await,
             };
+            if let Some((sessions, id)) = stream_of
+                && response.status() == StatusCode::OK
+            {
+                response = super::stream_end::close_session_after(response, sessions, id);
+            }
             // rmcp answers a closed session 202; the Python SDK
             // warns on anything but 200 or 204.
             if closing && response.status() == StatusCode::ACCEPTED {
@@ -194,6 +269,27 @@ fn refusal<B>(request: &Request<B>, token: &str) -> Option<Response<Body>> {
         ));
     }
     None
+}
+
+/// Whether `request` opens (or resumes) a session's event stream, the one
+/// that carries notifications: a `GET` without `Last-Event-ID`, or
+/// resuming an event of that stream (`<index>`). A `GET` resuming a
+/// request's own stream (`<index>/<request>`, as the npm SDK does a few
+/// seconds after `initialize`) is not it, and its end ends nothing.
+fn opens_event_stream<B>(request: &Request<B>) -> bool {
+    if request.method() != hyper::Method::GET {
+        return false;
+    }
+    match request.headers().get("last-event-id") {
+        None => true,
+        Some(id) => !id.as_bytes().contains(&b'/'),
+    }
+}
+
+/// The `mcp-session-id` a request names.
+fn session_id<B>(request: &Request<B>) -> Option<Arc<str>> {
+    let value = request.headers().get("mcp-session-id")?.to_str().ok()?;
+    Some(value.into())
 }
 
 /// The body length a request announces, if it does.

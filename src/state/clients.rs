@@ -102,6 +102,23 @@ impl Clients {
             .any(|entry| entry.kind.speaks_jsonrpc())
     }
 
+    /// Whether any client speaks the IDE companion protocol.
+    pub fn any_companion(&self) -> bool {
+        self.lock()
+            .clients
+            .values()
+            .any(|entry| entry.kind.is_companion())
+    }
+
+    /// Queues `message` as the latest `kind` of every companion client.
+    pub fn broadcast_companion(&self, kind: Latest, message: &str) {
+        for (id, entry) in &self.lock().clients {
+            if entry.kind.is_companion() {
+                queued(*id, entry.outbox.send_latest(kind, message.to_owned()));
+            }
+        }
+    }
+
     /// Queues a message for one client; false when it is gone.
     pub fn send(&self, id: ClientId, message: String) -> bool {
         self.lock()

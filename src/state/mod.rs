@@ -6,6 +6,7 @@
 //! * [`outbox`]   – one client's bounded queue, latest values coalesced.
 //! * [`outgoing`] – requests sent to agents, waiting for answers.
 //! * [`parts`]    – large diffs sent to Lua in parts while they are diffed.
+//! * [`recent`]   – the files the person worked in lately (companion context).
 //! * [`rediff`]   – re-diffing large diffs after edits, off the UI thread.
 //! * [`reviews`]  – the one review session a client may have open.
 //! * [`user_tools`] – MCP tools registered from Lua, and who to tell.
@@ -15,6 +16,7 @@ pub mod lsp;
 pub mod outbox;
 pub mod outgoing;
 pub mod parts;
+pub mod recent;
 pub mod rediff;
 pub mod reviews;
 pub mod roots;
@@ -71,6 +73,8 @@ pub struct State {
     pub terminal_commands: bool,
     /// The MCP tools the person's config registered in Lua.
     pub user_tools: user_tools::UserTools,
+    /// The files the person worked in lately, for companion clients.
+    pub recent: recent::RecentFiles,
 }
 
 /// Which file an `openDiff` is about, and the tab the agent named.

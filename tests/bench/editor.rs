@@ -71,6 +71,8 @@ fn startup_overhead() -> f64 {
         let lock_dir = crate::common::scratch_dir("startup");
         command.env("PI_IDE_LOCK_DIR", &*lock_dir);
         command.env("CLAUDE_CONFIG_DIR", lock_dir.join("claude"));
+        command.env("QWEN_HOME", lock_dir.join("qwen"));
+        command.env_remove("TMPDIR").env("TMP", &*lock_dir);
         if with_plugin {
             command.args([
                 "--cmd",

@@ -425,3 +425,64 @@ async fn claude_without_a_host_is_not_started_and_the_person_is_told() {
     assert_eq!(agent_status(&session).await, Value::Null);
     assert!(!dir.join("starts").exists());
 }
+
+#[tokio::test]
+async fn gemini_and_qwen_are_told_which_neovim_and_port_to_connect_to() {
+    for cli in ["gemini", "qwen"] {
+        let dir = scratch_dir("agent-companion");
+        let session = session_with(cli, &dir, "", "").await;
+        session.lockfile().await;
+        session
+            .lua_with("vim.cmd(...)", vec![json!(format!("PiIde agent {cli}"))])
+            .await;
+        let seen = seen(&dir).await;
+        let companions = session
+            .lua("return require('pi-ide').status().companions")
+            .await;
+        let port = companions
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["client"] == cli)
+            .map(|c| c["port"].to_string())
+            .unwrap();
+        let nvim_pid = session.lua("return vim.fn.getpid()").await.to_string();
+        if cli == "gemini" {
+            assert_eq!(seen.env["GEMINI_CLI_IDE_PID"], nvim_pid);
+            assert_eq!(seen.env["GEMINI_CLI_IDE_SERVER_PORT"], port);
+            assert!(!seen.env.contains_key("QWEN_CODE_IDE_SERVER_PORT"));
+        } else {
+            assert_eq!(seen.env["QWEN_CODE_IDE_SERVER_PORT"], port);
+            assert!(!seen.env.contains_key("GEMINI_CLI_IDE_SERVER_PORT"));
+        }
+        assert!(seen.env["no_proxy"].contains("127.0.0.1"));
+        let told = session.notifications().await;
+        assert!(
+            told.iter().any(|m| m.contains("/ide enable")),
+            "{cli}: {told:?}"
+        );
+        assert_eq!(running(&session).await["name"], cli);
+    }
+}
+
+#[tokio::test]
+async fn a_missing_gemini_or_qwen_names_its_npm_package() {
+    let session = Session::start_with(
+        "{ agent = { gemini = { cmd = { 'pi-ide-no-such-gemini' } }, qwen = { cmd = { 'pi-ide-no-such-qwen' } } } }",
+    )
+    .await;
+    session.lockfile().await;
+    for (command, install) in [
+        ("PiIde agent gemini", "npm install -g @google/gemini-cli"),
+        ("PiIde agent qwen", "npm install -g @qwen-code/qwen-code"),
+    ] {
+        session.exec("_G.notified = {}").await;
+        session.lua_with("vim.cmd(...)", vec![json!(command)]).await;
+        let told = session.notifications().await;
+        assert!(
+            told.iter().any(|m| m.contains(install)),
+            "{command}: {told:?}"
+        );
+        assert_eq!(agent_status(&session).await, Value::Null);
+    }
+}

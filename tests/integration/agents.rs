@@ -182,7 +182,10 @@ async fn arguments_pass_through_and_each_agent_has_a_named_terminal_of_its_own()
     let completed = session
         .lua("return require('pi-ide.commands').complete('', 'PiIde agent ')")
         .await;
-    assert_eq!(completed, json!(["focus", "new", "claude", "pi", "mine"]));
+    assert_eq!(
+        completed,
+        json!(["focus", "new", "claude", "pi", "gemini", "qwen", "mine"])
+    );
     let completed = session
         .lua("return require('pi-ide.commands').complete('m', 'PiIde agent new m')")
         .await;

@@ -12,9 +12,18 @@ const LAYERS: &[&[&str]] = &[
     &[
         "main", "cli", "host", "config", "logging", "limits", "fuzzing",
     ],
-    &["ws", "http", "socket", "listen", "lockfile", "auth"],
+    &[
+        "ws",
+        "http",
+        "socket",
+        "listen",
+        "lockfile",
+        "discovery",
+        "auth",
+    ],
     &[
         "claude_ide",
+        "companion",
         "mcp_tools",
         "events",
         "suggest",

@@ -140,7 +140,8 @@ exit 0
 printf '%s\n' "$@" > '{r}/nvim.'$$
 pwd > '{r}/nvim-cwd.'$$
 echo $$ > '{r}/launched.'$$
-export XDG_STATE_HOME='{s}' XDG_DATA_HOME='{s}/data' XDG_CONFIG_HOME='{s}/config' CLAUDE_CONFIG_DIR='{s}/claude'
+export XDG_STATE_HOME='{s}' XDG_DATA_HOME='{s}/data' XDG_CONFIG_HOME='{s}/config' CLAUDE_CONFIG_DIR='{s}/claude' QWEN_HOME='{s}/qwen'
+mkdir -p '{s}/tmp' && unset TMPDIR && export TMP='{s}/tmp'
 exec '{nvim}' --headless -u NONE -i NONE -n --cmd 'set rtp^={plugin}' --cmd 'runtime plugin/pi-ide.lua' \
   -c "lua require('pi-ide').setup({opts})"
 "#,

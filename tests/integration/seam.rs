@@ -61,6 +61,7 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["client", "updated", {"id": 1, "kind": "pi", "name": "pi", "pid": 4242}]),
         json!(["open_diff", {"id": 1, "tab_name": "t", "path": path, "original_path": path, "client": "pi",
             "original_exists": true, "original": lines, "proposed": lines, "hunks": null}]),
+        json!(["diff_text", 1]),
         json!(["close_diff", 1, "the agent disconnected"]),
         json!(["open_diff", {"id": 2, "tab_name": "large", "path": path, "original_path": path, "client": "pi",
             "original_exists": true, "original": {"lines": [], "eol": true, "crlf": false},

@@ -212,7 +212,7 @@ describe("config.apply", function()
             mine = { cmd = "my-pi --x", kind = "pi", env = { A = "1" } },
             new = { cmd = { "x" } },
             nocmd = {},
-            odd = { cmd = { "x" }, kind = "gemini" },
+            odd = { cmd = { "x" }, kind = "codex" },
           },
           pi = { extensions = { nvim = false } },
           focus_after_diff = false,
@@ -247,7 +247,7 @@ describe(":PiIde", function()
     expect(commands.complete("t", "PiIde suggest t")):equals({ "toggle" })
   end)
   it("completes agent arguments", function()
-    expect(commands.complete("", "PiIde agent ")):equals({ "focus", "new", "claude", "pi" })
+    expect(commands.complete("", "PiIde agent ")):equals({ "focus", "new", "claude", "pi", "gemini", "qwen" })
     expect(commands.complete("p", "PiIde agent p")):equals({ "pi" })
     expect(commands.complete("ag", "PiIde ag")):equals({ "agent" })
   end)

@@ -22,7 +22,7 @@ M.HOST_WAIT_MS = 10000
 ---@field id integer
 ---@field name string
 ---@field label string "claude", then "claude#2", ...
----@field kind "claude"|"pi"|"other"
+---@field kind "claude"|"pi"|"gemini"|"qwen"|"other"
 ---@field job integer? the terminal's channel (nil in tmux)
 ---@field pid integer?
 ---@field buf integer? the terminal buffer (nil in tmux)
@@ -144,6 +144,12 @@ local function tell_how_to_connect(agent)
     util.notify(
       ("%s runs in the agent terminal: type /ide in it and pick Neovim for reviewed edits"):format(agent.label)
     )
+  elseif agent.kind == "gemini" or agent.kind == "qwen" then
+    local announced = require("pi-ide.host")[agent.kind .. "_dir"]()
+    local message = announced
+        and "%s runs in the agent terminal: `/ide enable` in it (once) connects it, `/ide status` shows it"
+      or "%s runs, but cannot connect: Neovim is not announced to it (option %s = false)"
+    util.notify(message:format(agent.label, agent.kind), not announced and vim.log.levels.WARN or nil)
   elseif agent.kind == "claude" and not require("pi-ide.host").claude_lock_dir() then
     -- Claude reads the token from our lockfile in its own directory.
     util.notify(

@@ -1,17 +1,22 @@
 -- What each agent is: its command, its kind (how it is wired to this
--- Neovim: "claude", "pi", or "other") and the arguments and environment
--- it gets. Built in: claude and pi; option `agent.agents` adds more.
+-- Neovim: "claude", "pi", "gemini", "qwen", or "other") and the arguments
+-- and environment it gets. Built in: claude, pi, gemini and qwen; option
+-- `agent.agents` adds more.
 local config = require("pi-ide.config")
 local util = require("pi-ide.util")
 
 local M = {}
 
-M.BUILTIN = { "claude", "pi" }
+M.BUILTIN = { "claude", "pi", "gemini", "qwen" }
 
 local INSTALL = {
   claude = "npm install -g @anthropic-ai/claude-code",
   pi = "npm install -g @mariozechner/pi-coding-agent",
+  gemini = "npm install -g @google/gemini-cli",
+  qwen = "npm install -g @qwen-code/qwen-code",
 }
+
+local KINDS = { claude = true, pi = true, gemini = true, qwen = true }
 
 -- Loopback names every agent must dial directly, whatever http_proxy says.
 local LOOPBACK = { "localhost", "127.0.0.1", "::1" }
@@ -19,7 +24,7 @@ local LOOPBACK = { "localhost", "127.0.0.1", "::1" }
 ---@class pi_ide.AgentSpec
 ---@field name string
 ---@field cmd string[]|string a list run as is, or a string run by 'shell'
----@field kind "claude"|"pi"|"other"
+---@field kind "claude"|"pi"|"gemini"|"qwen"|"other"
 ---@field env table<string, string>?
 
 local function program_of(cmd)
@@ -45,11 +50,11 @@ function M.get(name)
     return {
       name = name,
       cmd = own.cmd,
-      kind = (kind == "claude" or kind == "pi") and kind or "other",
+      kind = KINDS[kind] and kind or "other",
       env = own.env,
     }
   end
-  if name == "claude" or name == "pi" then
+  if KINDS[name] then
     return { name = name, cmd = opts[name].cmd, kind = name }
   end
   return nil
@@ -116,11 +121,25 @@ local function pi_extensions(status)
   return files
 end
 
---- Whether agent `spec` needs the host running before it starts: Claude
---- reads its port, pi with the nvim extension its MCP endpoint.
+--- Whether agent `spec` needs the host running before it starts: Claude,
+--- Gemini CLI and Qwen Code read its ports, pi with the nvim extension its
+--- MCP endpoint.
 function M.needs_host(spec)
   local opts = config.values.agent.pi.extensions
-  return spec.kind == "claude" or (spec.kind == "pi" and opts.nvim and config.values.mcp.enabled)
+  if spec.kind == "claude" or spec.kind == "gemini" or spec.kind == "qwen" then
+    return true
+  end
+  return spec.kind == "pi" and opts.nvim and config.values.mcp.enabled
+end
+
+--- The companion port the host serves CLI `kind` on, or nil.
+local function companion_port(status, kind)
+  for _, announced in ipairs(status.companions or {}) do
+    if announced.client == kind then
+      return tostring(announced.port)
+    end
+  end
+  return nil
 end
 
 --- The command that starts `spec` with `args` (words) after its own:
@@ -149,6 +168,12 @@ function M.environment(spec, status)
     env.CLAUDE_CODE_SSE_PORT = tostring(status.port)
     env.ENABLE_IDE_INTEGRATION = "true"
     env.FORCE_CODE_TERMINAL = "true"
+  elseif spec.kind == "gemini" and companion_port(status, "gemini") then
+    -- Gemini CLI picks this Neovim even when another shares the workspace.
+    env.GEMINI_CLI_IDE_PID = tostring(vim.fn.getpid())
+    env.GEMINI_CLI_IDE_SERVER_PORT = companion_port(status, "gemini")
+  elseif spec.kind == "qwen" and companion_port(status, "qwen") then
+    env.QWEN_CODE_IDE_SERVER_PORT = companion_port(status, "qwen")
   elseif spec.kind == "pi" and config.values.agent.pi.extensions.nvim and status.mcp_url then
     -- pi/nvim.ts runs `/nvim connect <this URL>` when pi starts.
     env.PI_IDE_NVIM_URL = status.mcp_url

@@ -14,6 +14,11 @@ local function proposal_text(buf)
   return text
 end
 
+--- The proposal of `entry` as the buffer holds it now.
+function M.text(entry)
+  return proposal_text(entry.proposed_buf)
+end
+
 --- Reports `accepted` for `entry` unless it is settled already; true if it
 --- was reported now.
 function M.report(entry, accepted)

@@ -148,6 +148,16 @@ function M.close(id, reason)
   end
 end
 
+--- Seam `diff_text`: the proposal of diff `id` as the person left it, nil
+--- if there is no such diff (or it is still loading).
+function M.text(id)
+  local entry = diffs[id]
+  if not entry or entry.loading or not vim.api.nvim_buf_is_valid(entry.proposed_buf or -1) then
+    return nil
+  end
+  return decision.text(entry)
+end
+
 --- Closes every diff without sending decisions (the host is gone).
 function M.close_all()
   for id in pairs(diffs) do

@@ -25,6 +25,10 @@ pub enum LuaCall {
         reason: Option<String>,
     },
     Positions,
+    /// The proposal of open diff `id` as the person left it (companion `closeDiff`).
+    DiffText {
+        id: u64,
+    },
     Suggestions {
         token: u64,
         outcome: Result<Vec<String>, String>,
@@ -135,6 +139,7 @@ impl LuaCall {
         "edit_decided",
         "run_configurations",
         "run_command",
+        "diff_text",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -172,6 +177,7 @@ impl LuaCall {
             LuaCall::EditDecided { .. } => "edit_decided",
             LuaCall::RunConfigurations { .. } => "run_configurations",
             LuaCall::RunCommand(_) => "run_command",
+            LuaCall::DiffText { .. } => "diff_text",
         }
     }
 
@@ -234,7 +240,7 @@ impl LuaCall {
             }
             LuaCall::UserTool(call) => vec![msgpack(&call)?],
             LuaCall::EditDecided { id, result } => vec![Value::from(id), from_json(&result)],
-            LuaCall::RunConfigurations { id } => vec![Value::from(id)],
+            LuaCall::RunConfigurations { id } | LuaCall::DiffText { id } => vec![Value::from(id)],
             LuaCall::RunCommand(request) => vec![msgpack(&request)?],
             LuaCall::FilesChanged(changes) => {
                 vec![msgpack(&changes.changed)?, msgpack(&changes.gone)?]
@@ -331,6 +337,8 @@ mod tests {
                 mcp_token_file: None,
                 mcp_token_warning: None,
                 languages: vec!["rust"],
+                companions: vec![],
+                companion_error: None,
             }),
             LuaCall::Client(
                 ClientEvent::Connected,
@@ -346,6 +354,7 @@ mod tests {
                 reason: Some("the agent disconnected".into()),
             },
             LuaCall::Positions,
+            LuaCall::DiffText { id: 3 },
             LuaCall::Suggestions {
                 token: 4,
                 outcome: Err("no".into()),
@@ -555,6 +564,12 @@ mod tests {
             mcp_token_file: Some("/s/pi-ide/mcp-token".into()),
             mcp_token_warning: None,
             languages: vec!["rust", "lua"],
+            companions: vec![Announced {
+                client: "gemini",
+                port: 8,
+                file: "/t/gemini/ide/gemini-ide-server-3-8.json".into(),
+            }],
+            companion_error: None,
         });
         assert_eq!(
             to_json(&started.into_args().unwrap()[1]),
@@ -562,7 +577,10 @@ mod tests {
                 "lockfile": "/l/9.lock", "claude_lockfile": "/c/9.lock", "claude_error": null, "pid": 3,
                 "mcp_url": "http://127.0.0.1:7/mcp", "mcp_error": null,
                 "mcp_token_file": "/s/pi-ide/mcp-token", "mcp_token_warning": null,
-                "languages": ["rust", "lua"]})
+                "languages": ["rust", "lua"],
+                "companions": [{"client": "gemini", "port": 8,
+                    "file": "/t/gemini/ide/gemini-ide-server-3-8.json"}],
+                "companion_error": null})
         );
     }
 

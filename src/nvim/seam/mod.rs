@@ -11,6 +11,7 @@
 //! | `open_diff`   | view                    | `openDiff`; a Lua error means `DIFF_REJECTED` |
 //! | `close_diff`  | id, reason?             | the agent closed diff `id` (and why)       |
 //! | `positions`   | –                       | a client initialized: current context      |
+//! | `diff_text`   | id                      | companion `closeDiff`: the proposal of diff `id` as the person left it, or nil |
 //! | `suggestions` | token, list?, error?    | suggestions (or an error) for token        |
 //! | `models`      | result?, error?         | the answer to `listSuggestionModels`       |
 //! | `diff_hunks`  | id, seq, hunks, words   | large diff `id` re-diffed up to edit `seq` |
@@ -78,7 +79,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 15;
+pub const SEAM_VERSION: u64 = 16;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

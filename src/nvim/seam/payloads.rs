@@ -25,6 +25,19 @@ pub struct Started {
     pub mcp_token_warning: Option<String>,
     /// Filetypes the host parses itself.
     pub languages: Vec<&'static str>,
+    /// Where Gemini CLI and Qwen Code find us, when announced.
+    pub companions: Vec<Announced>,
+    /// Why one of them could not be served.
+    pub companion_error: Option<String>,
+}
+
+/// One CLI's companion listener and the discovery file announcing it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Announced {
+    /// `gemini` or `qwen`.
+    pub client: &'static str,
+    pub port: u16,
+    pub file: String,
 }
 
 #[derive(Debug, Clone, Copy)]

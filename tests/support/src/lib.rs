@@ -23,6 +23,13 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 pub const DEADLINE: Duration = Duration::from_secs(15);
 
+/// `<state>/tmp`, created: the session's `$TMP`.
+fn tmp_dir(state_dir: &Path) -> PathBuf {
+    let dir = state_dir.join("tmp");
+    std::fs::create_dir_all(&dir).expect("create the session's TMPDIR");
+    dir
+}
+
 /// Path of the real `nvim` binary (the pip package installs a Python launcher).
 pub fn nvim_binary() -> &'static str {
     static BIN: OnceLock<String> = OnceLock::new();
@@ -212,6 +219,12 @@ impl Session {
             .env("PI_IDE_LOCK_DIR", &lock_dir)
             // Claude Code's lock directory, never the real ~/.claude.
             .env("CLAUDE_CONFIG_DIR", state_dir.join("claude"))
+            // Gemini CLI's and Qwen Code's discovery directories, never the
+            // real ones: Node's tmpdir is $TMPDIR, else $TMP, and Neovim
+            // reads only $TMPDIR, so its own temp files stay where they were.
+            .env_remove("TMPDIR")
+            .env("TMP", tmp_dir(&state_dir))
+            .env("QWEN_HOME", state_dir.join("qwen"))
             .env("XDG_STATE_HOME", &state_dir)
             .env("XDG_DATA_HOME", state_dir.join("data"))
             .envs(env.iter().map(|(name, value)| (*name, *value)))

@@ -1,0 +1,163 @@
+//! rmcp's view of one IDE companion session (Gemini CLI, Qwen Code): the
+//! endpoint's tools plus `openDiff`/`closeDiff` ([`crate::companion`]).
+//! A session is a client of the shared state from `initialized` until it
+//! ends (closed, or its event stream gone); what the state queues for it
+//! goes out as notifications on its event stream.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomNotification, ErrorData,
+    ListToolsResult, PaginatedRequestParams, ResultType, ServerConfig, ServerNotification, Tool,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext};
+use rmcp::{RoleServer, ServerHandler};
+use serde_json::Value;
+use tokio::task::JoinHandle;
+
+use super::handler::Handler;
+use crate::client::{ClientId, ClientKind};
+use crate::mutex::lock;
+use crate::state::State;
+use crate::state::outbox::{OutboxReceiver, outbox};
+
+/// One session's handler; rmcp makes one per session.
+#[derive(Clone)]
+pub struct CompanionHandler {
+    /// The endpoint's own handler, for every tool but ours.
+    tools: Handler,
+    session: Arc<Session>,
+}
+
+/// The session as a client of the state; it leaves when the last handler
+/// of the session goes.
+struct Session {
+    state: Arc<State>,
+    kind: ClientKind,
+    client: OnceLock<ClientId>,
+    /// Sends the client's outbox as notifications.
+    sender: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(sender) = lock(&self.sender).take() {
+            sender.abort();
+        }
+        if let Some(client) = self.client.get() {
+            tracing::info!("{} session {} ended", self.kind.as_str(), client.0);
+            self.state.client_gone(*client);
+        }
+    }
+}
+
+impl CompanionHandler {
+    pub fn new(tools: Handler, kind: ClientKind) -> Self {
+        let state = tools.state.clone();
+        CompanionHandler {
+            tools,
+            session: Arc::new(Session {
+                state,
+                kind,
+                client: OnceLock::new(),
+                sender: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The client this session is, once it initialized.
+    fn client(&self) -> Result<ClientId, ErrorData> {
+        self.session
+            .client
+            .get()
+            .copied()
+            .ok_or_else(|| ErrorData::invalid_request("initialize the session first", None))
+    }
+}
+
+impl ServerHandler for CompanionHandler {
+    fn get_info(&self) -> ServerConfig {
+        self.tools.get_info()
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let session = &self.session;
+        let state = &session.state;
+        let (sender, receiver) = outbox();
+        let client = state.client_connected(session.kind, sender);
+        if session.client.set(client).is_err() {
+            // A second `initialized`: the session is that client already.
+            state.client_gone(client);
+            return;
+        }
+        if let Some(info) = context.peer.peer_info() {
+            state.client_named(client, info.client_info.name.clone());
+        }
+        tracing::info!("{} session {} initialized", session.kind.as_str(), client.0);
+        *lock(&session.sender) = Some(tokio::spawn(send_outbox(receiver, context.peer.clone())));
+        let current = state.clone();
+        tokio::spawn(
+            async move { crate::companion::context::send_current(&current, client).await },
+        );
+        self.tools.on_initialized(context).await;
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut ours = crate::companion::tools()
+            .into_iter()
+            .map(serde_json::from_value::<Tool>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ErrorData::internal_error(format!("bad tool schema: {e}"), None))?;
+        let theirs = self.tools.list_tools(request, context).await?;
+        ours.extend(theirs.tools);
+        Ok(ListToolsResult::with_all_items(ours))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !matches!(request.name.as_ref(), "openDiff" | "closeDiff") {
+            return self.tools.call_tool(request, context).await;
+        }
+        let client = self.client()?;
+        let arguments = request
+            .arguments
+            .map_or_else(|| Value::Object(Default::default()), Value::Object);
+        let state = &self.session.state;
+        let Some(result) = crate::companion::call(state, client, &request.name, arguments).await
+        else {
+            return Err(ErrorData::invalid_params("unknown tool", None));
+        };
+        let mut result: CallToolResult = serde_json::from_value(result)
+            .map_err(|e| ErrorData::internal_error(format!("bad tool result: {e}"), None))?;
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(result.into())
+    }
+}
+
+/// Sends each queued message (a JSON-RPC notification) to the client.
+async fn send_outbox(mut receiver: OutboxReceiver, peer: Peer<RoleServer>) {
+    while let Some(message) = receiver.recv().await {
+        let Ok(mut message) = serde_json::from_str::<Value>(&message) else {
+            continue;
+        };
+        let Some(method) = message["method"].as_str().map(str::to_owned) else {
+            continue;
+        };
+        let params = message.get_mut("params").map(Value::take);
+        let notification = CustomNotification::new(method, params);
+        if let Err(error) = peer
+            .send_notification(ServerNotification::CustomNotification(notification))
+            .await
+        {
+            tracing::debug!("companion notification not sent: {error}");
+            return;
+        }
+    }
+}
