@@ -106,7 +106,7 @@ pub async fn prepare_lines(
             words: None,
         });
     }
-    let diffed = tokio::task::spawn_blocking(move || {
+    let diffed = crate::task::spawn_blocking(move || {
         let found = hunks(&original.lines, &proposed.lines, DEADLINE);
         let changed = words(&original.lines, &proposed.lines, &found);
         (original, proposed, found, changed)

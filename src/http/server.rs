@@ -67,7 +67,7 @@ pub async fn serve(
     let cancel = config.cancellation_token.clone();
     let token: Arc<str> = state.token.as_str().into();
     let peers = Peers::default();
-    let announcing = tokio::spawn(announce_tool_changes(state.clone(), peers.clone()));
+    let announcing = crate::task::spawn(announce_tool_changes(state.clone(), peers.clone()));
     let handler = Handler { state, peers };
     let service: Service =
         StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(sessions), config);
@@ -77,7 +77,7 @@ pub async fn serve(
             admitted = gate.next(|| listener.accept()) => match admitted {
                 Admission::Admitted((stream, _), slot) => {
                     let _ = stream.set_nodelay(true);
-                    tokio::spawn(connection(
+                    crate::task::spawn(connection(
                         stream,
                         slot,
                         service.clone(),
@@ -151,6 +151,7 @@ async fn connection(
 /// What the endpoint answers `request` with (its status) before any tool
 /// runs: our checks, then rmcp's, in front of a handler that serves
 /// nothing. For the fuzz targets.
+#[cfg(feature = "fuzzing")]
 pub async fn screen<B>(request: Request<B>, token: &str) -> u16
 where
     B: hyper::body::Body + Send + 'static,

@@ -42,7 +42,7 @@ impl Editor {
                 .await
                 .map_err(|error| lua_error_message(&error))
         };
-        unless_lost(tokio::spawn(call).await)
+        unless_lost(crate::task::spawn(call).await)
     }
 
     /// An API function, run to completion in its own task.
@@ -54,13 +54,13 @@ impl Editor {
                 .map_err(|e| e.to_string())?
                 .map_err(|e| e.to_string())
         };
-        unless_lost(tokio::spawn(call).await)
+        unless_lost(crate::task::spawn(call).await)
     }
 
     /// Fire-and-forget variant for calls whose failure only deserves a log line.
     pub fn push(&self, call: LuaCall) {
         let editor = self.clone();
-        tokio::spawn(async move {
+        crate::task::spawn(async move {
             let name = call.name();
             if let Err(error) = editor.call(call).await {
                 tracing::warn!("seam call {name} failed: {error}");

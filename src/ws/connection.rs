@@ -136,7 +136,7 @@ fn receive(state: &Arc<State>, client: ClientId, text: &str, in_flight: &mpsc::S
         Ok(Incoming::Request { id, method, params }) => {
             let state = state.clone();
             let guard = in_flight.clone();
-            tokio::spawn(async move {
+            crate::task::spawn(async move {
                 claude_ide::request(&state, client, id, &method, params).await;
                 drop(guard);
             });

@@ -36,6 +36,7 @@ const LAYERS: &[&[&str]] = &[
         "memory",
         "private_file",
         "scratch",
+        "task",
         "lib",
     ],
 ];
