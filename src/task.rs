@@ -12,9 +12,7 @@ type Boxed<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 type BoxedWork<T> = Box<dyn FnOnce() -> T + Send>;
 
 /// `tokio::spawn`, with the future boxed.
-pub fn spawn<T: Send + 'static>(
-    future: impl Future<Output = T> + Send + 'static,
-) -> JoinHandle<T> {
+pub fn spawn<T: Send + 'static>(future: impl Future<Output = T> + Send + 'static) -> JoinHandle<T> {
     let future: Boxed<T> = Box::pin(future);
     tokio::spawn(future)
 }
