@@ -32,7 +32,7 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
         }
         EditorEvent::ToolsChanged(tools) => mcp_tools::user_tools::changed(state, tools),
         EditorEvent::ProposeEdit(edit) => {
-            tokio::spawn(mcp_tools::user_tools::propose_from_lua(state.clone(), edit));
+            crate::task::spawn(mcp_tools::user_tools::propose_from_lua(state.clone(), edit));
         }
         EditorEvent::NoFile => ide_protocol::context::broadcast(state, None),
         EditorEvent::RootsChanged => state.project_roots.invalidate(),
@@ -57,7 +57,7 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
             );
         }
         EditorEvent::ListModels => {
-            tokio::spawn(suggest::list_models(state.clone()));
+            crate::task::spawn(suggest::list_models(state.clone()));
         }
         // The handler applies diagnostics before any later message is read.
         EditorEvent::DiagnosticsPending | EditorEvent::Diagnostics(_) => {}

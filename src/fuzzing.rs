@@ -154,7 +154,7 @@ async fn stand_in_state(root: &std::path::Path) -> std::io::Result<Arc<State>> {
     let outline = Worker::spawn()?;
     let handler = NvimHandler::new(events, outline.clone(), diagnostics.clone());
     let (nvim, _io_loop) = crate::nvim::attach_socket(host_end, handler)?;
-    tokio::spawn(stand_in_neovim(nvim_end, root.display().to_string()));
+    crate::task::spawn(stand_in_neovim(nvim_end, root.display().to_string()));
     Ok(Arc::new(State {
         clients: Default::default(),
         diffs: Default::default(),

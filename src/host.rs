@@ -188,7 +188,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     // Every transport task holds a clone; the receiver closes when all ended.
     let (done_tx, mut all_done) = mpsc::channel::<()>(1);
-    tokio::spawn(crate::ws::server::serve(
+    crate::task::spawn(crate::ws::server::serve(
         listener,
         state.clone(),
         shutdown_rx.clone(),
@@ -196,7 +196,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     ));
     if let Some(listener) = mcp_listener {
         tracing::info!("MCP endpoint {}", mcp_url.as_deref().unwrap_or(""));
-        tokio::spawn(crate::http::server::serve(
+        crate::task::spawn(crate::http::server::serve(
             listener,
             state.clone(),
             config.mcp_session_idle,
@@ -207,7 +207,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     }
     for (kind, listener) in companions {
         tracing::info!("{} companion on {}", kind.as_str(), listener.local_addr()?);
-        tokio::spawn(crate::http::server::serve(
+        crate::task::spawn(crate::http::server::serve(
             listener,
             state.clone(),
             None,
@@ -217,7 +217,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         ));
     }
     if let Some(name) = config.context_socket.clone() {
-        tokio::spawn(crate::socket::server::serve(
+        crate::task::spawn(crate::socket::server::serve(
             name,
             config.nvim_pid,
             state.clone(),

@@ -12,7 +12,8 @@
 //! * [`cli`]         – the program: command line in, exit code out.
 //! * [`config`], [`logging`] – the command line; tracing to a file (stdout is RPC).
 //! * [`limits`]      – every limit a client can meet, in one list.
-//! * [`fuzzing`]     – entry points for the fuzz targets in `tests/fuzz`.
+//! * `fuzzing`       – entry points for the fuzz targets in `tests/fuzz`
+//!   (feature `fuzzing`, off in the plugin's build).
 //!
 //! Transports (parse, authenticate, forward):
 //! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
@@ -57,6 +58,7 @@
 //! * [`peer`]        – the local process at the other end of a loopback connection.
 //! * [`memory`]      – handing memory back to the OS after large diffs.
 //! * [`private_file`] – 0600 files written whole (lockfiles, kept token).
+//! * [`task`]        – spawning tasks with their futures boxed.
 
 mod auth;
 pub mod claude_ide;
@@ -70,6 +72,7 @@ mod diff;
 mod discovery;
 mod events;
 mod file_watch;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod host;
@@ -93,4 +96,5 @@ mod selection;
 mod socket;
 mod state;
 mod suggest;
+mod task;
 pub mod ws;

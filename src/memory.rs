@@ -33,7 +33,7 @@ pub fn one_arena() {
 /// Returns freed memory to the OS shortly, once a large diff is over.
 pub fn release_soon() {
     #[cfg(target_env = "gnu")]
-    tokio::spawn(async {
+    crate::task::spawn(async {
         tokio::time::sleep(TRIM_DELAY).await;
         // SAFETY: malloc_trim only hands free pages back to the OS.
         unsafe { libc::malloc_trim(0) };

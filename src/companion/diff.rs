@@ -55,7 +55,7 @@ pub async fn open(state: &Arc<State>, client: ClientId, arguments: Value) -> Val
         state.clients.send(client, rejected(&file_path));
         return json!({"content": []});
     }
-    tokio::spawn(review(state.clone(), client, file_path, new_content));
+    crate::task::spawn(review(state.clone(), client, file_path, new_content));
     json!({"content": []})
 }
 

@@ -103,7 +103,7 @@ impl Confined {
     /// loop).
     pub async fn read(&self) -> io::Result<Vec<u8>> {
         let (root, below) = (self.root.clone(), self.below().to_path_buf());
-        tokio::task::spawn_blocking(move || beneath::read(&root, &below))
+        crate::task::spawn_blocking(move || beneath::read(&root, &below))
             .await
             .map_err(io::Error::other)?
     }
@@ -111,7 +111,7 @@ impl Confined {
     /// Creates the missing directories on the way to the file.
     pub async fn create_parents(&self) -> io::Result<()> {
         let (root, below) = (self.root.clone(), self.below().to_path_buf());
-        tokio::task::spawn_blocking(move || beneath::create_parents(&root, &below))
+        crate::task::spawn_blocking(move || beneath::create_parents(&root, &below))
             .await
             .map_err(io::Error::other)?
     }
@@ -124,7 +124,7 @@ impl Confined {
         expected: Option<Vec<u8>>,
     ) -> Result<(), beneath::WriteError> {
         let (root, below) = (self.root.clone(), self.below().to_path_buf());
-        tokio::task::spawn_blocking(move || {
+        crate::task::spawn_blocking(move || {
             beneath::write(&root, &below, &contents, expected.as_deref())
         })
         .await

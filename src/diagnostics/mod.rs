@@ -271,7 +271,7 @@ mod tests {
         mirror.mark_pending();
         let asking = {
             let mirror = mirror.clone();
-            tokio::spawn(async move { mirror.answer(ClientKind::Pi, None).await })
+            crate::task::spawn(async move { mirror.answer(ClientKind::Pi, None).await })
         };
         tokio::task::yield_now().await;
         mirror.update(vec![buffer(1, Some("file:///a"), json!([{"severity": 2}]))]);

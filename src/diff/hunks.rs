@@ -37,12 +37,8 @@ impl serde::Serialize for Hunk {
 /// The changed regions between two texts' lines, in order; deletions and
 /// insertions that touch are one hunk.
 pub fn hunks(old: &[String], new: &[String], deadline: Duration) -> Vec<Hunk> {
-    let ops = capture_diff_slices_deadline(
-        Algorithm::Patience,
-        old,
-        new,
-        Instant::now().checked_add(deadline),
-    );
+    let deadline = Instant::now().checked_add(deadline);
+    let ops = diff_ops(Algorithm::Patience, &as_strs(old), &as_strs(new), deadline);
     let mut out: Vec<Hunk> = Vec::new();
     for op in ops {
         let (old_range, new_range) = match op {
@@ -66,6 +62,22 @@ pub fn hunks(old: &[String], new: &[String], deadline: Duration) -> Vec<Hunk> {
         }
     }
     out
+}
+
+/// `similar`'s diff of two slices of `&str`. Every diff in the host goes
+/// through this one element type, so `similar`'s algorithms are compiled
+/// once rather than once per element type.
+pub fn diff_ops(
+    algorithm: Algorithm,
+    old: &[&str],
+    new: &[&str],
+    deadline: Option<Instant>,
+) -> Vec<DiffOp> {
+    capture_diff_slices_deadline(algorithm, old, new, deadline)
+}
+
+fn as_strs(lines: &[String]) -> Vec<&str> {
+    lines.iter().map(String::as_str).collect()
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! hunk the n-th old line is paired with the n-th new line, as diff mode
 //! pairs them, and the words that differ are reported as byte ranges.
 
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use similar::{Algorithm, DiffOp};
 
-use super::hunks::Hunk;
+use super::hunks::{Hunk, diff_ops};
 
 /// Lines longer than this are marked as changed as a whole.
 const MAX_LINE_BYTES: usize = 4096;
@@ -45,7 +45,7 @@ pub fn changed_ranges(old: &str, new: &str) -> (Spans, Spans) {
     let text_a: Vec<&str> = a.iter().map(|&(s, e)| &old[s..e]).collect();
     let text_b: Vec<&str> = b.iter().map(|&(s, e)| &new[s..e]).collect();
     let (mut ranges_a, mut ranges_b) = (Vec::new(), Vec::new());
-    for op in capture_diff_slices(Algorithm::Myers, &text_a, &text_b) {
+    for op in diff_ops(Algorithm::Myers, &text_a, &text_b, None) {
         if let DiffOp::Equal { .. } = op {
             continue;
         }

@@ -87,7 +87,7 @@ async fn settle(shared: &Arc<Shared>) -> (Changes, bool) {
     let stamps = if inline {
         stamp_all()
     } else {
-        tokio::task::spawn_blocking(stamp_all)
+        crate::task::spawn_blocking(stamp_all)
             .await
             .unwrap_or_default()
     };

@@ -78,7 +78,7 @@ impl FileWatch {
         })
         .map_err(|error| tracing::warn!("no file watching: {error}"))
         .ok();
-        tokio::spawn(batch::run(shared.clone(), on_changes));
+        crate::task::spawn(batch::run(shared.clone(), on_changes));
         FileWatch {
             shared,
             watcher: std::sync::Mutex::new(watcher),

@@ -88,7 +88,7 @@ pub async fn serve(
     let cancel = config.cancellation_token.clone();
     let token: Arc<str> = state.token.as_str().into();
     let peers = Peers::default();
-    let announcing = tokio::spawn(announce_tool_changes(state.clone(), peers.clone()));
+    let announcing = crate::task::spawn(announce_tool_changes(state.clone(), peers.clone()));
     let handler = Handler { state, peers };
     let name = match serving {
         Serving::Mcp => "MCP",
@@ -142,7 +142,7 @@ impl Listening {
                 admitted = gate.next(|| self.listener.accept()) => match admitted {
                     Admission::Admitted((stream, _), slot) => {
                         let _ = stream.set_nodelay(true);
-                        tokio::spawn(connection(
+                        crate::task::spawn(connection(
                             stream,
                             slot,
                             service.clone(),
@@ -226,6 +226,7 @@ async fn connection<H: ServerHandler + Send + 'static>(
 /// What the endpoint answers `request` with (its status) before any tool
 /// runs: our checks, then rmcp's, in front of a handler that serves
 /// nothing. For the fuzz targets.
+#[cfg(feature = "fuzzing")]
 pub async fn screen<B>(request: Request<B>, token: &str) -> u16
 where
     B: hyper::body::Body + Send + 'static,

@@ -70,7 +70,7 @@ impl Drop for Closer {
         let sessions = self.sessions.clone();
         let id = self.id.clone();
         tracing::debug!("a companion event stream ended: closing its session");
-        tokio::spawn(async move {
+        crate::task::spawn(async move {
             if let Err(error) = sessions.close_session(&id.to_string().into()).await {
                 tracing::debug!("closing the session: {error}");
             }

@@ -25,7 +25,7 @@ use messages::Incoming;
 /// A client connected (its `hello` is written): it gets the current context.
 pub fn connected(state: &Arc<State>, client: ClientId) {
     let state = state.clone();
-    tokio::spawn(async move { context::send_current(&state, client).await });
+    crate::task::spawn(async move { context::send_current(&state, client).await });
 }
 
 /// One line from `client`. Nothing a client sends can break the socket
@@ -34,7 +34,7 @@ pub fn receive(state: &Arc<State>, client: ClientId, line: &str) {
     match messages::parse(line) {
         Incoming::Review(files) => {
             let state = state.clone();
-            tokio::spawn(async move { review::request(&state, client, files).await });
+            crate::task::spawn(async move { review::request(&state, client, files).await });
         }
         Incoming::Ignored(why) => tracing::debug!("socket client {}: ignored {why}", client.0),
     }

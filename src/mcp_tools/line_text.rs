@@ -103,7 +103,7 @@ pub async fn read(
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Failure> {
-    tokio::task::spawn_blocking(work)
+    crate::task::spawn_blocking(work)
         .await
         .map_err(|e| Failure(format!("reading the answer's lines failed: {e}")))
 }

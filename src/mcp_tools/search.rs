@@ -153,7 +153,7 @@ impl PathGlob {
 async fn blocking<T: Send + 'static>(
     walk: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Failure> {
-    tokio::task::spawn_blocking(walk)
+    crate::task::spawn_blocking(walk)
         .await
         .map_err(|e| Failure(format!("the search failed: {e}")))
 }

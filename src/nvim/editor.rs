@@ -60,7 +60,7 @@ impl Editor {
     /// Fire-and-forget variant for calls whose failure only deserves a log line.
     pub fn push(&self, call: LuaCall) {
         let editor = self.clone();
-        tokio::spawn(async move {
+        crate::task::spawn(async move {
             let name = call.name();
             if let Err(error) = editor.call(call).await {
                 tracing::warn!("seam call {name} failed: {error}");

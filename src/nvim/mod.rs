@@ -30,11 +30,12 @@ pub(crate) type IoLoop = JoinHandle<Result<(), Box<LoopError>>>;
 pub(crate) fn attach_parent(handler: NvimHandler) -> io::Result<(Nvim, IoLoop)> {
     let (input, output) = stdio::open()?;
     let (nvim, io_loop) = Neovim::new(input.compat(), output.compat_write(), handler);
-    Ok((nvim, tokio::spawn(io_loop)))
+    Ok((nvim, crate::task::spawn(io_loop)))
 }
 
 /// Attaches over one end of a socket pair: a stand-in Neovim for the fuzz
 /// targets serves the other.
+#[cfg(feature = "fuzzing")]
 pub(crate) fn attach_socket(
     stream: tokio::net::UnixStream,
     handler: NvimHandler,
@@ -44,7 +45,7 @@ pub(crate) fn attach_socket(
     let input = stdio::Input::Socket(tokio::net::UnixStream::from_std(read)?);
     let output = stdio::Output::Socket(tokio::net::UnixStream::from_std(write)?);
     let (nvim, io_loop) = Neovim::new(input.compat(), output.compat_write(), handler);
-    Ok((nvim, tokio::spawn(io_loop)))
+    Ok((nvim, crate::task::spawn(io_loop)))
 }
 
 /// Why the RPC channel ended, unless Neovim closed it.

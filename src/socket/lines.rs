@@ -55,6 +55,7 @@ impl Lines {
     }
 
     /// Bytes held for the line being read.
+    #[cfg(feature = "fuzzing")]
     pub fn buffered(&self) -> usize {
         self.buffer.len()
     }

@@ -43,7 +43,7 @@ pub async fn serve(
                 Admission::Admitted((stream, name), slot) => {
                     let connection = connection::run(stream, name, state.clone(), shutdown.clone());
                     let done = done.clone();
-                    tokio::spawn(async move {
+                    crate::task::spawn(async move {
                         connection.await;
                         drop((slot, done));
                     });

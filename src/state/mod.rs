@@ -109,8 +109,8 @@ impl State {
         local: SocketAddr,
     ) {
         let state = self.clone();
-        tokio::spawn(async move {
-            let found = tokio::task::spawn_blocking(move || crate::peer::pid_of(peer, local)).await;
+        crate::task::spawn(async move {
+            let found = crate::task::spawn_blocking(move || crate::peer::pid_of(peer, local)).await;
             if let Ok(Some(pid)) = found
                 && state
                     .clients

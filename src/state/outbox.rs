@@ -255,7 +255,7 @@ mod tests {
     #[tokio::test]
     async fn the_receiver_wakes_for_messages_and_for_falling_behind() {
         let (tx, mut rx) = outbox();
-        let sender = tokio::spawn(async move {
+        let sender = crate::task::spawn(async move {
             tx.send("hello".into()).unwrap();
             tx
         });

@@ -19,7 +19,7 @@ impl State {
         let diffing = self
             .live_diffs
             .snapshot(id)
-            .map(|snapshot| tokio::task::spawn_blocking(move || snapshot.diff()));
+            .map(|snapshot| crate::task::spawn_blocking(move || snapshot.diff()));
         let mut sender = PartSender::default();
         for part in content.line_parts() {
             if !self
@@ -71,7 +71,7 @@ impl State {
         let editor = self.editor.clone();
         sender
             .waiting
-            .push_back(tokio::spawn(async move { editor.call(call).await }));
+            .push_back(crate::task::spawn(async move { editor.call(call).await }));
         true
     }
 

@@ -14,7 +14,7 @@ impl State {
     pub fn diff_edited(self: &Arc<State>, edit: Edit) {
         let id = edit.id;
         if self.live_diffs.edit(edit) {
-            tokio::spawn(rediff(self.clone(), id));
+            crate::task::spawn(rediff(self.clone(), id));
         }
     }
 }
@@ -23,7 +23,7 @@ async fn rediff(state: Arc<State>, id: u64) {
     let mut next = state.live_diffs.snapshot(id);
     while let Some(snapshot) = next {
         let seq = snapshot.seq;
-        match tokio::task::spawn_blocking(move || snapshot.diff()).await {
+        match crate::task::spawn_blocking(move || snapshot.diff()).await {
             Ok(rediffed) => state.editor.push(LuaCall::DiffHunks {
                 id,
                 seq,

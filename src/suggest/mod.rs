@@ -24,7 +24,7 @@ const NO_AGENT: &str = "no pi agent is connected (run /ide in pi)";
 /// that follows finds it reserved.
 pub fn start(state: &Arc<State>, request: SuggestRequest) {
     let ticket = state.outgoing.reserve(Some(request.token));
-    tokio::spawn(run(state.clone(), request, ticket));
+    crate::task::spawn(run(state.clone(), request, ticket));
 }
 
 /// Lua moved on: cancels request `token` and tells its agent.

@@ -288,7 +288,7 @@ fn receive(
             }
             let state = state.clone();
             let guard = in_flight.clone();
-            tokio::spawn(async move {
+            crate::task::spawn(async move {
                 claude_ide::request(&state, client, id, &method, params).await;
                 drop(guard);
             });

@@ -27,7 +27,7 @@ pub async fn serve(
         tokio::select! {
             admitted = gate.next(|| listener.accept()) => match admitted {
                 Admission::Admitted((stream, _), slot) => {
-                    tokio::spawn(handle(stream, slot, state.clone(), shutdown.clone(), done.clone()));
+                    crate::task::spawn(handle(stream, slot, state.clone(), shutdown.clone(), done.clone()));
                 }
                 // The upgrade is HTTP: a client over the cap reads a 503.
                 Admission::Refused((stream, _)) => {

@@ -45,6 +45,7 @@ const LAYERS: &[&[&str]] = &[
         "memory",
         "private_file",
         "scratch",
+        "task",
         "lib",
     ],
 ];
