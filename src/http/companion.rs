@@ -94,11 +94,14 @@ impl ServerHandler for CompanionHandler {
             state.client_named(client, info.client_info.name.clone());
         }
         tracing::info!("{} session {} initialized", session.kind.as_str(), client.0);
-        *lock(&session.sender) = Some(crate::task::spawn(send_outbox(receiver, context.peer.clone())));
+        *lock(&session.sender) = Some(crate::task::spawn(send_outbox(
+            receiver,
+            context.peer.clone(),
+        )));
         let current = state.clone();
-        crate::task::spawn(
-            async move { crate::companion::context::send_current(&current, client).await },
-        );
+        crate::task::spawn(async move {
+            crate::companion::context::send_current(&current, client).await
+        });
         self.tools.on_initialized(context).await;
     }
 
