@@ -87,7 +87,7 @@ async fn ask(agent: &mut Agent) -> Vec<f64> {
 }
 
 /// Twenty diagnostics on the current buffer whose messages name `step`.
-async fn set_diagnostics(session: &Session, step: u64) {
+pub async fn set_diagnostics(session: &Session, step: u64) {
     session
         .exec(&format!(
             "local list = {{}}

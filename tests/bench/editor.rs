@@ -271,17 +271,7 @@ async fn open_diff() {
 /// starts (`HOST_DIFF_BYTES`).
 pub async fn diff_mode() {
     let session = Session::spawn().await;
-    // A UI, so Neovim redraws (and so computes the diff) as a terminal would.
-    let opts = nvim_rs::Value::Map(vec![
-        ("rgb".into(), false.into()),
-        ("ext_linegrid".into(), true.into()),
-    ]);
-    session
-        .nvim
-        .call("nvim_ui_attach", vec![120.into(), 40.into(), opts])
-        .await
-        .expect("attach a UI")
-        .expect("attach a UI");
+    attach_ui(&session).await;
     session.exec(STALL_PROBE).await;
     let sizes = [
         ("128KB", 128 << 10),
@@ -438,4 +428,18 @@ pub async fn memory_after_large_diffs() {
         settled_at,
         "ms",
     );
+}
+
+/// A UI, so Neovim redraws (diff mode computes its diff when it draws).
+pub async fn attach_ui(session: &Session) {
+    let opts = nvim_rs::Value::Map(vec![
+        ("rgb".into(), false.into()),
+        ("ext_linegrid".into(), true.into()),
+    ]);
+    session
+        .nvim
+        .call("nvim_ui_attach", vec![120.into(), 40.into(), opts])
+        .await
+        .expect("attach a UI")
+        .expect("attach a UI");
 }

@@ -28,7 +28,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::common::{Session, eventually};
-use crate::editor::proposal_of;
+use crate::editor::{attach_ui, proposal_of};
 use crate::{median, report};
 
 const RUNS: usize = 3;
@@ -274,20 +274,6 @@ async fn settled_freeze(session: &Session) -> f64 {
         }
         last = max;
     }
-}
-
-/// A UI, so Neovim redraws (diff mode computes its diff when it draws).
-async fn attach_ui(session: &Session) {
-    let opts = nvim_rs::Value::Map(vec![
-        ("rgb".into(), false.into()),
-        ("ext_linegrid".into(), true.into()),
-    ]);
-    session
-        .nvim
-        .call("nvim_ui_attach", vec![120.into(), 40.into(), opts])
-        .await
-        .expect("attach a UI")
-        .expect("attach a UI");
 }
 
 /// The port and token of the one lockfile in `dir`.

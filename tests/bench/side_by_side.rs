@@ -28,6 +28,7 @@ use tokio::process::{Child, ChildStdout, Command};
 
 use crate::common::python_tools::bench_tools;
 use crate::common::{Session, fresh_dir, host_binary, repo_root};
+use crate::diagnostics::set_diagnostics;
 use crate::load_driver::{host_pid, rss_kib};
 use crate::{median, report};
 
@@ -385,18 +386,4 @@ async fn finish(mut child: Child) {
     drop(child.stdin.take());
     let status = child.wait().await.unwrap();
     assert!(status.success(), "ws_client.py failed: {status}");
-}
-
-/// Twenty diagnostics on the current buffer whose messages name `step`.
-async fn set_diagnostics(session: &Session, step: u64) {
-    session
-        .exec(&format!(
-            "local list = {{}}
-             for i = 0, 19 do
-               list[#list + 1] = {{ lnum = i * 10, col = 4, end_col = 6, severity = 1 + i % 4,
-                 message = 'problem ' .. i .. ' at step {step}', source = 'bench' }}
-             end
-             vim.diagnostic.set(vim.api.nvim_create_namespace('bench'), 0, list)"
-        ))
-        .await;
 }
