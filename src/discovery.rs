@@ -108,11 +108,7 @@ impl Discovery {
 
     /// Deletes the file; one already gone is fine.
     pub fn remove(&self) {
-        match fs::remove_file(&self.path) {
-            Ok(()) => tracing::info!("removed discovery file {}", self.path.display()),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => tracing::warn!("cannot remove {}: {error}", self.path.display()),
-        }
+        crate::private_file::remove(&self.path, "discovery file");
     }
 
     fn write(&self) -> io::Result<()> {

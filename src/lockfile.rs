@@ -98,11 +98,7 @@ impl Lockfile {
 
     /// Deletes the file; a file that is already gone is fine.
     pub fn remove(&self) {
-        match fs::remove_file(&self.path) {
-            Ok(()) => tracing::info!("removed lockfile {}", self.path.display()),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => tracing::warn!("cannot remove lockfile {}: {error}", self.path.display()),
-        }
+        crate::private_file::remove(&self.path, "lockfile");
     }
 
     fn write(&self) -> io::Result<()> {

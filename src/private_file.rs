@@ -36,6 +36,16 @@ pub fn replace(path: &Path, body: &[u8]) -> io::Result<()> {
     renamed
 }
 
+/// Deletes the file at `path` (`what` names it in the log); one already
+/// gone is fine.
+pub fn remove(path: &Path, what: &str) {
+    match fs::remove_file(path) {
+        Ok(()) => tracing::info!("removed {what} {}", path.display()),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+        Err(error) => tracing::warn!("cannot remove {what} {}: {error}", path.display()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
