@@ -70,10 +70,9 @@ pub fn answer_now(
                 }) =>
         {
             let kind = state.clients.kind(client)?;
-            let result = state.diagnostics.reply_now(kind, |text| {
-                let text = serde_json::to_string(text).expect("a string serializes");
-                format!(r#"{{"content":[{{"type":"text","text":{text}}}]}}"#)
-            })?;
+            let result = state
+                .diagnostics
+                .reply_now(kind, |text| tools::text_content(&[text]).to_string())?;
             Some(jsonrpc::result_json(id, &result))
         }
         _ => None,
