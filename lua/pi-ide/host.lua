@@ -51,18 +51,27 @@ function M.lock_dir()
   return nil
 end
 
+--- `ide` in the directory `$env_name` names, else in `~/<dotdir>`; nil
+--- without a home directory.
+---@param env_name string
+---@param dotdir string
+---@return string?
+local function ide_dir_in(env_name, dotdir)
+  local dir = vim.env[env_name]
+  if dir and dir ~= "" then
+    return vim.fs.normalize(dir) .. "/ide"
+  end
+  local home = uv.os_homedir()
+  return home and home ~= "" and (home .. "/" .. dotdir .. "/ide") or nil
+end
+
 --- Claude Code's lock directory (`$CLAUDE_CONFIG_DIR/ide`, else
 --- `~/.claude/ide`), or nil when option `claude_code` is off.
 function M.claude_lock_dir()
   if not config.values.claude_code then
     return nil
   end
-  local dir = vim.env.CLAUDE_CONFIG_DIR
-  if dir and dir ~= "" then
-    return vim.fs.normalize(dir) .. "/ide"
-  end
-  local home = uv.os_homedir()
-  return home and home ~= "" and (home .. "/.claude/ide") or nil
+  return ide_dir_in("CLAUDE_CONFIG_DIR", ".claude")
 end
 
 --- Gemini CLI's discovery directory: `os.tmpdir()`'s `gemini/ide` (Node's
@@ -88,12 +97,7 @@ function M.qwen_dir()
   if not config.values.qwen then
     return nil
   end
-  local home = vim.env.QWEN_HOME
-  if home and home ~= "" then
-    return vim.fs.normalize(home) .. "/ide"
-  end
-  home = uv.os_homedir()
-  return home and home ~= "" and (home .. "/.qwen/ide") or nil
+  return ide_dir_in("QWEN_HOME", ".qwen")
 end
 
 --- Why the host last failed to start or exited on its own, or nil.
