@@ -31,16 +31,7 @@ pub async fn run() {
 }
 
 async fn measure(label: &str, session: &Session) {
-    let path = session.write_file(
-        "diagnosed.rs",
-        &(0..400)
-            .map(|i| format!("let x{i} = {i};\n"))
-            .collect::<String>(),
-    );
-    session
-        .exec(&format!("vim.cmd.edit('{}')", path.display()))
-        .await;
-    set_diagnostics(session, 0).await;
+    open_diagnosed(session).await;
     let mut agents = Vec::new();
     for _ in 0..AGENTS {
         agents.push(session.connect().await);
@@ -84,6 +75,20 @@ async fn ask(agent: &mut Agent) -> Vec<f64> {
         agent.forget_backlog();
     }
     latencies
+}
+
+/// A 400-line file open in Neovim with twenty diagnostics.
+pub async fn open_diagnosed(session: &Session) {
+    let path = session.write_file(
+        "diagnosed.rs",
+        &(0..400)
+            .map(|i| format!("let x{i} = {i};\n"))
+            .collect::<String>(),
+    );
+    session
+        .exec(&format!("vim.cmd.edit('{}')", path.display()))
+        .await;
+    set_diagnostics(session, 0).await;
 }
 
 /// Twenty diagnostics on the current buffer whose messages name `step`.

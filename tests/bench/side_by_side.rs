@@ -28,7 +28,7 @@ use tokio::process::{Child, ChildStdout, Command};
 
 use crate::common::python_tools::bench_tools;
 use crate::common::{Session, fresh_dir, host_binary, repo_root};
-use crate::diagnostics::set_diagnostics;
+use crate::diagnostics::{open_diagnosed, set_diagnostics};
 use crate::load_driver::{host_pid, rss_kib};
 use crate::{median, report};
 
@@ -104,16 +104,7 @@ async fn session(plugin: &Plugin, env: &[(&str, &Path)]) -> Session {
             .await;
         session
     };
-    let path = session.write_file(
-        "diagnosed.rs",
-        &(0..400)
-            .map(|i| format!("let x{i} = {i};\n"))
-            .collect::<String>(),
-    );
-    session
-        .exec(&format!("vim.cmd.edit('{}')", path.display()))
-        .await;
-    set_diagnostics(&session, 0).await;
+    open_diagnosed(&session).await;
     session
 }
 
