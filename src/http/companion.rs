@@ -1,33 +1,29 @@
-//! rmcp's view of one IDE companion session (Gemini CLI, Qwen Code): the
-//! endpoint's tools plus `openDiff`/`closeDiff` ([`crate::companion`]).
-//! A session is a client of the shared state from `initialized` until it
-//! ends (closed, or its event stream gone); what the state queues for it
-//! goes out as notifications on its event stream.
+//! What a Gemini CLI / Qwen Code session adds to the endpoint's handler:
+//! `openDiff`/`closeDiff` ([`crate::companion`]), and the session as a
+//! client of the shared state from `initialized` until it ends (closed, or
+//! its event stream gone); what the state queues for it goes out as
+//! notifications on its event stream.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomNotification, ErrorData,
-    ListToolsResult, PaginatedRequestParams, ResultType, ServerConfig, ServerNotification, Tool,
+    CallToolRequestParams, CallToolResult, CustomNotification, ErrorData, ResultType,
+    ServerNotification, Tool,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext};
-use rmcp::{RoleServer, ServerHandler};
+use rmcp::service::{NotificationContext, Peer};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use super::handler::Handler;
 use crate::client::{ClientId, ClientKind};
 use crate::mutex::lock;
 use crate::state::State;
 use crate::state::outbox::{OutboxReceiver, outbox};
 
-/// One session's handler; rmcp makes one per session.
+/// One companion session; rmcp makes a handler per session, and its
+/// clones share this.
 #[derive(Clone)]
-pub struct CompanionHandler {
-    /// The endpoint's own handler, for every tool but ours.
-    tools: Handler,
-    session: Arc<Session>,
-}
+pub struct Companion(Arc<Session>);
 
 /// The session as a client of the state; it leaves when the last handler
 /// of the session goes.
@@ -51,37 +47,20 @@ impl Drop for Session {
     }
 }
 
-impl CompanionHandler {
-    pub fn new(tools: Handler, kind: ClientKind) -> Self {
-        let state = tools.state.clone();
-        CompanionHandler {
-            tools,
-            session: Arc::new(Session {
-                state,
-                kind,
-                client: OnceLock::new(),
-                sender: Mutex::new(None),
-            }),
-        }
+impl Companion {
+    pub fn new(state: Arc<State>, kind: ClientKind) -> Self {
+        Companion(Arc::new(Session {
+            state,
+            kind,
+            client: OnceLock::new(),
+            sender: Mutex::new(None),
+        }))
     }
 
-    /// The client this session is, once it initialized.
-    fn client(&self) -> Result<ClientId, ErrorData> {
-        self.session
-            .client
-            .get()
-            .copied()
-            .ok_or_else(|| ErrorData::invalid_request("initialize the session first", None))
-    }
-}
-
-impl ServerHandler for CompanionHandler {
-    fn get_info(&self) -> ServerConfig {
-        self.tools.get_info()
-    }
-
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let session = &self.session;
+    /// The session becomes a client of the state, is sent its outbox and
+    /// the current context.
+    pub fn initialized(&self, context: &NotificationContext<RoleServer>) {
+        let session = &self.0;
         let state = &session.state;
         let (sender, receiver) = outbox();
         let client = state.client_connected(session.kind, sender);
@@ -102,37 +81,38 @@ impl ServerHandler for CompanionHandler {
         crate::task::spawn(async move {
             crate::companion::context::send_current(&current, client).await
         });
-        self.tools.on_initialized(context).await;
     }
 
-    async fn list_tools(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let mut ours = crate::companion::tools()
+    /// The tools a companion session has besides the endpoint's.
+    pub fn tools() -> Result<Vec<Tool>, ErrorData> {
+        crate::companion::tools()
             .into_iter()
             .map(serde_json::from_value::<Tool>)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ErrorData::internal_error(format!("bad tool schema: {e}"), None))?;
-        let theirs = self.tools.list_tools(request, context).await?;
-        ours.extend(theirs.tools);
-        Ok(ListToolsResult::with_all_items(ours))
+            .map_err(|e| ErrorData::internal_error(format!("bad tool schema: {e}"), None))
     }
 
-    async fn call_tool(
+    /// Runs one of the companion's own tools; `None` for any other tool.
+    pub async fn call(
         &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
+        request: &mut CallToolRequestParams,
+    ) -> Option<Result<CallToolResult, ErrorData>> {
         if !matches!(request.name.as_ref(), "openDiff" | "closeDiff") {
-            return self.tools.call_tool(request, context).await;
+            return None;
         }
+        Some(self.call_own(request).await)
+    }
+
+    async fn call_own(
+        &self,
+        request: &mut CallToolRequestParams,
+    ) -> Result<CallToolResult, ErrorData> {
         let client = self.client()?;
         let arguments = request
             .arguments
+            .take()
             .map_or_else(|| Value::Object(Default::default()), Value::Object);
-        let state = &self.session.state;
+        let state = &self.0.state;
         let Some(result) = crate::companion::call(state, client, &request.name, arguments).await
         else {
             return Err(ErrorData::invalid_params("unknown tool", None));
@@ -140,7 +120,16 @@ impl ServerHandler for CompanionHandler {
         let mut result: CallToolResult = serde_json::from_value(result)
             .map_err(|e| ErrorData::internal_error(format!("bad tool result: {e}"), None))?;
         result.result_type = Some(ResultType::COMPLETE);
-        Ok(result.into())
+        Ok(result)
+    }
+
+    /// The client this session is, once it initialized.
+    fn client(&self) -> Result<ClientId, ErrorData> {
+        self.0
+            .client
+            .get()
+            .copied()
+            .ok_or_else(|| ErrorData::invalid_request("initialize the session first", None))
     }
 }
 

@@ -1,5 +1,7 @@
 //! rmcp's view of the project tools: lists them and runs calls, all in
-//! [`crate::mcp_tools`], and tells every open session when the tools a
+//! [`crate::mcp_tools`] (and, on a companion endpoint, the companion's own,
+//! [`super::companion`]: one handler type for both, so rmcp's generic
+//! server is compiled once), and tells every open session when the tools a
 //! config registered change (`notifications/tools/list_changed`). A call
 //! that waits (for the person's approval, or a
 //! slow language server) tells a client that gave a progress token it is
@@ -18,6 +20,8 @@ use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
+use super::companion::Companion;
+use crate::client::ClientKind;
 use crate::mutex::lock;
 use crate::state::State;
 
@@ -26,6 +30,18 @@ pub struct Handler {
     pub state: Arc<State>,
     /// Every session's client, to tell them the tool list changed.
     pub peers: Peers,
+    /// The session, on a companion endpoint (Gemini CLI, Qwen Code).
+    pub companion: Option<Companion>,
+}
+
+impl Handler {
+    /// The handler of a new session of a companion endpoint for `kind`.
+    pub fn for_companion(&self, kind: ClientKind) -> Self {
+        Handler {
+            companion: Some(Companion::new(self.state.clone(), kind)),
+            ..self.clone()
+        }
+    }
 }
 
 /// The clients of the sessions that initialized (stateless requests have
@@ -84,6 +100,9 @@ impl ServerHandler for Handler {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(companion) = &self.companion {
+            companion.initialized(&context);
+        }
         self.peers.add(context.peer);
     }
 
@@ -92,19 +111,30 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = crate::mcp_tools::list(&self.state)
-            .into_iter()
-            .map(serde_json::from_value::<Tool>)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ErrorData::internal_error(format!("bad tool schema: {e}"), None))?;
+        let mut tools = match self.companion {
+            Some(_) => Companion::tools()?,
+            None => Vec::new(),
+        };
+        for tool in crate::mcp_tools::list(&self.state) {
+            tools.push(
+                serde_json::from_value::<Tool>(tool).map_err(|e| {
+                    ErrorData::internal_error(format!("bad tool schema: {e}"), None)
+                })?,
+            );
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(companion) = &self.companion
+            && let Some(result) = companion.call(&mut request).await
+        {
+            return result.map(Into::into);
+        }
         let arguments = request
             .arguments
             .map_or_else(|| Value::Object(Default::default()), Value::Object);

@@ -5,7 +5,7 @@
 //! * [`server`]  – accepts connections; checks token, Origin and path
 //!   before rmcp sees a request.
 //! * [`handler`] – rmcp's `ServerHandler`: `tools/list`, `tools/call`.
-//! * [`companion`] – the handler of a Gemini CLI / Qwen Code session.
+//! * [`companion`] – what a Gemini CLI / Qwen Code session adds to it.
 //! * [`stream_end`] – a companion session ends with its event stream.
 //! * [`token`]   – the token kept across restarts for a fixed port.
 

@@ -24,9 +24,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 
 use super::PATH;
-use rmcp::ServerHandler;
 
-use super::companion::CompanionHandler;
 use super::handler::{Handler, Peers, announce_tool_changes};
 use crate::client::ClientKind;
 use crate::listen::{Admission, Gate, HTTP_BUSY};
@@ -89,7 +87,11 @@ pub async fn serve(
     let token: Arc<str> = state.token.as_str().into();
     let peers = Peers::default();
     let announcing = crate::task::spawn(announce_tool_changes(state.clone(), peers.clone()));
-    let handler = Handler { state, peers };
+    let handler = Handler {
+        state,
+        peers,
+        companion: None,
+    };
     let name = match serving {
         Serving::Mcp => "MCP",
         Serving::Companion(kind) => kind.as_str(),
@@ -101,20 +103,22 @@ pub async fn serve(
         shutdown,
         done,
     };
-    match serving {
-        Serving::Mcp => {
-            let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions, config);
-            listening.accept(service, None).await;
-        }
-        Serving::Companion(kind) => {
-            let service = StreamableHttpService::new(
-                move || Ok(CompanionHandler::new(handler.clone(), kind)),
-                sessions.clone(),
-                config,
-            );
-            listening.accept(service, Some(sessions)).await;
-        }
-    }
+    // A companion session ends when its event stream does.
+    let close_on_stream_end = match serving {
+        Serving::Mcp => None,
+        Serving::Companion(_) => Some(sessions.clone()),
+    };
+    let service = StreamableHttpService::new(
+        move || {
+            Ok(match serving {
+                Serving::Mcp => handler.clone(),
+                Serving::Companion(kind) => handler.for_companion(kind),
+            })
+        },
+        sessions,
+        config,
+    );
+    listening.accept(service, close_on_stream_end).await;
     cancel.cancel();
     announcing.abort();
 }
@@ -131,9 +135,9 @@ struct Listening {
 impl Listening {
     /// Accepts until shutdown. With `close_on_stream_end`, a session ends
     /// when its event stream (the `GET` that carries notifications) does.
-    async fn accept<H: ServerHandler + Send + 'static>(
+    async fn accept(
         mut self,
-        service: StreamableHttpService<H, LocalSessionManager>,
+        service: StreamableHttpService<Handler, LocalSessionManager>,
         close_on_stream_end: Option<Arc<LocalSessionManager>>,
     ) {
         let mut gate = Gate::new(self.name, MAX_CONNECTIONS);
@@ -169,10 +173,10 @@ pub fn service_config() -> StreamableHttpServerConfig {
         .with_max_request_body_bytes(MAX_BODY_BYTES)
 }
 
-async fn connection<H: ServerHandler + Send + 'static>(
+async fn connection(
     stream: tokio::net::TcpStream,
     _slot: OwnedSemaphorePermit,
-    service: StreamableHttpService<H, LocalSessionManager>,
+    service: StreamableHttpService<Handler, LocalSessionManager>,
     token: Arc<str>,
     close_on_stream_end: Option<Arc<LocalSessionManager>>,
     mut shutdown: watch::Receiver<bool>,
