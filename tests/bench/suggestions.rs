@@ -101,8 +101,11 @@ async fn keystrokes() {
 /// Trigger → `getSuggestions` on the wire, cold (fresh buffer: attach + full
 /// parse) and after a one-character edit (incremental reparse).
 async fn trigger_to_wire(label: &str, text: &str) {
-    let (session, mut agent) =
-        session_with_agent("{ suggestion = { auto_trigger = false } }").await;
+    // The 60k-line sources are over the default `max_file_size` (1 MiB).
+    let (session, mut agent) = session_with_agent(
+        "{ suggestion = { auto_trigger = false, max_file_size = 16 * 1024 * 1024 } }",
+    )
+    .await;
     let path = session.write_file(&format!("big_{label}.rs"), text);
     // A `    x: i32,` line near the middle: typing there keeps the syntax valid.
     let row = text
