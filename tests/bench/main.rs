@@ -10,6 +10,7 @@ use pi_ide_test_support::load_driver;
 
 mod diagnostics;
 mod editor;
+mod floor;
 mod follow;
 mod large_diff;
 mod mcp_client;

@@ -14,6 +14,11 @@
 //!   own, as agents are (one asyncio loop for eight measures its queue).
 //!   `*_editor_cpu` is the CPU time Neovim and the host used meanwhile.
 //!   Each load figure is the median of three rounds, the plugins in turn.
+//! * `ws_load_floor_*`: the one-process load against a server that answers
+//!   at once with our host's own results ([`crate::floor`]), no Neovim
+//!   working: the time the agents' shared loop takes by itself, under any
+//!   plugin's `ws_load_*`. (Agents in processes of their own share the two
+//!   cores with whatever answers them; no server gives that a floor.)
 //! * `startup_*`: `setup()` to the lockfile on disk, median of runs.
 //! * `ws_memory_*`: host RSS idle, and 3 s after a 16 MiB message with the
 //!   connection still open.
@@ -29,6 +34,7 @@ use tokio::process::{Child, ChildStdout, Command};
 use crate::common::python_tools::bench_tools;
 use crate::common::{Session, fresh_dir, host_binary, repo_root};
 use crate::diagnostics::{open_diagnosed, set_diagnostics};
+use crate::floor;
 use crate::load_driver::{host_pid, rss_kib};
 use crate::{median, report};
 
@@ -76,6 +82,10 @@ pub async fn run() {
     for plugin in plugins.iter().filter(|p| p.label != "claudecode") {
         sequential(plugin).await;
     }
+    let floor = {
+        let session = session(&plugins[0], &[]).await;
+        floor::serve(floor::capture(&session).await)
+    };
     // Load figures swing with whatever else the machine runs: the plugins
     // take turns, and each figure is the median of the rounds.
     let mut rounds: Vec<Vec<(String, f64)>> = Vec::new();
@@ -85,6 +95,7 @@ pub async fn run() {
             round.extend(load(plugin).await);
             round.extend(load_processes(plugin).await);
         }
+        round.extend(one_process("floor", floor, "-", None).await);
         rounds.push(round);
     }
     for (at, (name, _)) in rounds[0].iter().enumerate() {
@@ -202,27 +213,43 @@ async fn host_frame_times(timings: &Path) {
 
 async fn load(plugin: &Plugin) -> Vec<(String, f64)> {
     let session = session(plugin, &[]).await;
-    let (child, mut lines) = client(
-        &session,
+    let (port, token) = endpoint(&session).await;
+    one_process(plugin.label, port, &token, Some((&session, plugin))).await
+}
+
+/// The load from one Python process, while the person works in the
+/// plugin's Neovim (none for the floor).
+async fn one_process(
+    label: &str,
+    port: u16,
+    token: &str,
+    working: Option<(&Session, &Plugin)>,
+) -> Vec<(String, f64)> {
+    let (child, mut lines) = client_at(
+        port,
+        token,
         &["load", &AGENTS.to_string(), &REQUESTS.to_string()],
     )
     .await;
     assert_eq!(next_line(&mut lines).await["ready"], true);
-    let cpu_before = editor_cpu_ms(&session, plugin).await;
-    let figures = while_the_person_works(&session, next_line(&mut lines)).await;
-    let cpu = editor_cpu_ms(&session, plugin).await - cpu_before;
+    let (figures, cpu) = match working {
+        Some((session, plugin)) => {
+            let cpu_before = editor_cpu_ms(session, plugin).await;
+            let figures = while_the_person_works(session, next_line(&mut lines)).await;
+            let cpu = editor_cpu_ms(session, plugin).await - cpu_before;
+            (figures, Some(cpu))
+        }
+        None => (next_line(&mut lines).await, None),
+    };
     finish(child).await;
     assert_eq!(figures["answered"], AGENTS * REQUESTS, "{figures}");
     let mut figures: Vec<(String, f64)> = ["p50", "p99", "max"]
         .iter()
-        .map(|q| {
-            (
-                format!("ws_load_{}_{q}", plugin.label),
-                figures[q].as_f64().unwrap(),
-            )
-        })
+        .map(|q| (format!("ws_load_{label}_{q}"), figures[q].as_f64().unwrap()))
         .collect();
-    figures.push((format!("ws_load_{}_editor_cpu", plugin.label), cpu));
+    if let Some(cpu) = cpu {
+        figures.push((format!("ws_load_{label}_editor_cpu"), cpu));
+    }
     figures
 }
 
@@ -344,16 +371,31 @@ async fn editor_cpu_ms(session: &Session, plugin: &Plugin) -> f64 {
     cpu_ms(nvim) + host
 }
 
+/// The port and token of the WebSocket server in `session`.
+async fn endpoint(session: &Session) -> (u16, String) {
+    let (port, lock) = session.lockfile().await;
+    (port, lock["authToken"].as_str().unwrap().to_owned())
+}
+
 /// Starts `ws_client.py MODE PORT TOKEN ARGS…` against `session`.
 async fn client(session: &Session, args: &[&str]) -> (Child, Lines<BufReader<ChildStdout>>) {
-    let (port, lock) = session.lockfile().await;
+    let (port, token) = endpoint(session).await;
+    client_at(port, &token, args).await
+}
+
+/// Starts `ws_client.py MODE PORT TOKEN ARGS…`.
+async fn client_at(
+    port: u16,
+    token: &str,
+    args: &[&str],
+) -> (Child, Lines<BufReader<ChildStdout>>) {
     let python = bench_tools().join("python");
     let script = repo_root().join("tests/bench/ws_client.py");
     let mut child = Command::new(python)
         .arg(script)
         .arg(args[0])
         .arg(port.to_string())
-        .arg(lock["authToken"].as_str().unwrap())
+        .arg(token)
         .args(&args[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -152,11 +152,14 @@ pub fn rss_kib(pid: i64) -> u64 {
         .unwrap_or(0)
 }
 
-/// Pid of the host process the session's Neovim started.
+/// Pid of the host process the session's Neovim started (once it runs:
+/// `setup()` starts it after `VimEnter`).
 pub async fn host_pid(session: &Session) -> i64 {
-    session
-        .lua("return require('pi-ide').status().pid")
-        .await
-        .as_i64()
-        .unwrap()
+    eventually("the host to run", || async {
+        session
+            .lua("return require('pi-ide').status().pid")
+            .await
+            .as_i64()
+    })
+    .await
 }
