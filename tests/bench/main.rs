@@ -10,7 +10,6 @@ use pi_ide_test_support::load_driver;
 
 mod diagnostics;
 mod editor;
-mod floor;
 mod follow;
 mod large_diff;
 mod mcp_client;

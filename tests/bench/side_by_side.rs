@@ -14,11 +14,9 @@
 //!   own, as agents are (one asyncio loop for eight measures its queue).
 //!   `*_editor_cpu` is the CPU time Neovim and the host used meanwhile.
 //!   Each load figure is the median of three rounds, the plugins in turn.
-//! * `ws_load_floor_*`: the one-process load against a server that answers
-//!   at once with our host's own results ([`crate::floor`]), no Neovim
-//!   working: the time the agents' shared loop takes by itself, under any
-//!   plugin's `ws_load_*`. (Agents in processes of their own share the two
-//!   cores with whatever answers them; no server gives that a floor.)
+//! * `ws_load_node_*`: the one-process load from Node's own WebSocket
+//!   (`ws_load.mjs`), as pi and Claude Code are, whose loop costs the
+//!   agents less of each round trip than Python's.
 //! * `startup_*`: `setup()` to the lockfile on disk, median of runs.
 //! * `ws_memory_*`: host RSS idle, and 3 s after a 16 MiB message with the
 //!   connection still open.
@@ -34,7 +32,6 @@ use tokio::process::{Child, ChildStdout, Command};
 use crate::common::python_tools::bench_tools;
 use crate::common::{Session, fresh_dir, host_binary, repo_root};
 use crate::diagnostics::{open_diagnosed, set_diagnostics};
-use crate::floor;
 use crate::load_driver::{host_pid, rss_kib};
 use crate::{median, report};
 
@@ -82,20 +79,16 @@ pub async fn run() {
     for plugin in plugins.iter().filter(|p| p.label != "claudecode") {
         sequential(plugin).await;
     }
-    let floor = {
-        let session = session(&plugins[0], &[]).await;
-        floor::serve(floor::capture(&session).await)
-    };
     // Load figures swing with whatever else the machine runs: the plugins
     // take turns, and each figure is the median of the rounds.
     let mut rounds: Vec<Vec<(String, f64)>> = Vec::new();
     for _ in 0..LOAD_ROUNDS {
         let mut round = Vec::new();
         for plugin in plugins.iter().filter(|p| p.label != "claudecode") {
-            round.extend(load(plugin).await);
+            round.extend(load(plugin, Agents::Python).await);
             round.extend(load_processes(plugin).await);
+            round.extend(load(plugin, Agents::Node).await);
         }
-        round.extend(one_process("floor", floor, "-", None).await);
         rounds.push(round);
     }
     for (at, (name, _)) in rounds[0].iter().enumerate() {
@@ -211,45 +204,51 @@ async fn host_frame_times(timings: &Path) {
     }
 }
 
-async fn load(plugin: &Plugin) -> Vec<(String, f64)> {
-    let session = session(plugin, &[]).await;
-    let (port, token) = endpoint(&session).await;
-    one_process(plugin.label, port, &token, Some((&session, plugin))).await
+/// The program the agents of a one-process load run in.
+#[derive(Clone, Copy)]
+enum Agents {
+    /// `ws_client.py load`, Python's `websockets`: figures `ws_load_*`.
+    Python,
+    /// `ws_load.mjs`, Node's own WebSocket: figures `ws_load_node_*`.
+    Node,
 }
 
-/// The load from one Python process, while the person works in the
-/// plugin's Neovim (none for the floor).
+async fn load(plugin: &Plugin, agents: Agents) -> Vec<(String, f64)> {
+    let session = session(plugin, &[]).await;
+    let (port, token) = endpoint(&session).await;
+    one_process(plugin.label, agents, port, &token, (&session, plugin)).await
+}
+
+/// The load from one process, while the person works in the plugin's Neovim.
 async fn one_process(
     label: &str,
+    agents: Agents,
     port: u16,
     token: &str,
-    working: Option<(&Session, &Plugin)>,
+    (session, plugin): (&Session, &Plugin),
 ) -> Vec<(String, f64)> {
-    let (child, mut lines) = client_at(
-        port,
-        token,
-        &["load", &AGENTS.to_string(), &REQUESTS.to_string()],
-    )
-    .await;
-    assert_eq!(next_line(&mut lines).await["ready"], true);
-    let (figures, cpu) = match working {
-        Some((session, plugin)) => {
-            let cpu_before = editor_cpu_ms(session, plugin).await;
-            let figures = while_the_person_works(session, next_line(&mut lines)).await;
-            let cpu = editor_cpu_ms(session, plugin).await - cpu_before;
-            (figures, Some(cpu))
+    let (clients, requests) = (AGENTS.to_string(), REQUESTS.to_string());
+    let (child, mut lines, label) = match agents {
+        Agents::Python => {
+            let (child, lines) = client_at(port, token, &["load", &clients, &requests]).await;
+            (child, lines, label.to_owned())
         }
-        None => (next_line(&mut lines).await, None),
+        Agents::Node => {
+            let (child, lines) = node_load(port, token, &clients, &requests);
+            (child, lines, format!("node_{label}"))
+        }
     };
+    assert_eq!(next_line(&mut lines).await["ready"], true);
+    let cpu_before = editor_cpu_ms(session, plugin).await;
+    let figures = while_the_person_works(session, next_line(&mut lines)).await;
+    let cpu = editor_cpu_ms(session, plugin).await - cpu_before;
     finish(child).await;
     assert_eq!(figures["answered"], AGENTS * REQUESTS, "{figures}");
     let mut figures: Vec<(String, f64)> = ["p50", "p99", "max"]
         .iter()
         .map(|q| (format!("ws_load_{label}_{q}"), figures[q].as_f64().unwrap()))
         .collect();
-    if let Some(cpu) = cpu {
-        figures.push((format!("ws_load_{label}_editor_cpu"), cpu));
-    }
+    figures.push((format!("ws_load_{label}_editor_cpu"), cpu));
     figures
 }
 
@@ -381,6 +380,26 @@ async fn endpoint(session: &Session) -> (u16, String) {
 async fn client(session: &Session, args: &[&str]) -> (Child, Lines<BufReader<ChildStdout>>) {
     let (port, token) = endpoint(session).await;
     client_at(port, &token, args).await
+}
+
+/// Starts `node ws_load.mjs PORT TOKEN CLIENTS REQUESTS`.
+fn node_load(
+    port: u16,
+    token: &str,
+    clients: &str,
+    requests: &str,
+) -> (Child, Lines<BufReader<ChildStdout>>) {
+    let mut child = Command::new("node")
+        .args(["--experimental-websocket", "--no-warnings"])
+        .arg(repo_root().join("tests/bench/ws_load.mjs"))
+        .args([&port.to_string(), token, clients, requests])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node (>= 20) on PATH");
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    (child, lines)
 }
 
 /// Starts `ws_client.py MODE PORT TOKEN ARGS…`.
