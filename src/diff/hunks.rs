@@ -37,8 +37,13 @@ impl serde::Serialize for Hunk {
 /// The changed regions between two texts' lines, in order; deletions and
 /// insertions that touch are one hunk.
 pub fn hunks(old: &[String], new: &[String], deadline: Duration) -> Vec<Hunk> {
+    line_hunks(&as_strs(old), &as_strs(new), deadline)
+}
+
+/// [`hunks`] of lines borrowed from wherever they are held.
+pub fn line_hunks(old: &[&str], new: &[&str], deadline: Duration) -> Vec<Hunk> {
     let deadline = Instant::now().checked_add(deadline);
-    let ops = diff_ops(Algorithm::Patience, &as_strs(old), &as_strs(new), deadline);
+    let ops = diff_ops(Algorithm::Patience, old, new, deadline);
     let mut out: Vec<Hunk> = Vec::new();
     for op in ops {
         let (old_range, new_range) = match op {
