@@ -61,9 +61,8 @@ pub async fn open(state: &Arc<State>, client: ClientId, arguments: Value) -> Val
 
 /// Shows the diff, waits for the decision and tells the client.
 async fn review(state: Arc<State>, client: ClientId, file_path: String, new_content: String) {
-    let outcome = match prepare(&file_path, &file_path, &new_content).await {
+    let outcome = match prepare(&file_path, &file_path, new_content).await {
         Ok(sides) => {
-            drop(new_content);
             let target = DiffTarget {
                 tab_name: file_path.clone(),
                 path: file_path.clone(),

@@ -37,31 +37,109 @@ impl serde::Serialize for Hunk {
 /// The changed regions between two texts' lines, in order; deletions and
 /// insertions that touch are one hunk.
 pub fn hunks(old: &[String], new: &[String], deadline: Duration) -> Vec<Hunk> {
+    line_hunks(&as_strs(old), &as_strs(new), deadline)
+}
+
+/// [`hunks`] of lines borrowed from wherever they are held.
+pub fn line_hunks(old: &[&str], new: &[&str], deadline: Duration) -> Vec<Hunk> {
     let deadline = Instant::now().checked_add(deadline);
-    let ops = diff_ops(Algorithm::Patience, &as_strs(old), &as_strs(new), deadline);
-    let mut out: Vec<Hunk> = Vec::new();
-    for op in ops {
+    let mut out = Vec::new();
+    hunks_of_piece(old, new, (0, 0), deadline, &mut out);
+    out
+}
+
+/// Sides longer than this are diffed in pieces: `similar`'s patience diff
+/// holds about 250 bytes a line while it runs, 16 MiB for a 4 MB file,
+/// more than the two sides themselves.
+const PIECE_LINES: usize = 16 * 1024;
+/// Lines around the middle of the old side tried as the cut between pieces.
+const CUT_TRIES: usize = 64;
+
+/// The hunks of `old` and `new`, which start at rows `at` of the whole
+/// sides, appended to `out`. Large sides are cut in two at a line the
+/// diff would keep (see [`cut`]) and each half diffed on its own.
+fn hunks_of_piece(
+    old: &[&str],
+    new: &[&str],
+    at: (usize, usize),
+    deadline: Option<Instant>,
+    out: &mut Vec<Hunk>,
+) {
+    if old.len().max(new.len()) > PIECE_LINES
+        && let Some((i, j)) = cut(old, new)
+    {
+        hunks_of_piece(&old[..i], &new[..j], at, deadline, out);
+        let after = (at.0 + i + 1, at.1 + j + 1);
+        return hunks_of_piece(&old[i + 1..], &new[j + 1..], after, deadline, out);
+    }
+    patience_hunks(old, new, at, deadline, out);
+}
+
+/// [`hunks_of_piece`] by one patience diff.
+fn patience_hunks(
+    old: &[&str],
+    new: &[&str],
+    at: (usize, usize),
+    deadline: Option<Instant>,
+    out: &mut Vec<Hunk>,
+) {
+    for op in diff_ops(Algorithm::Patience, old, new, deadline) {
         let (old_range, new_range) = match op {
             DiffOp::Equal { .. } => continue,
             other => (other.old_range(), other.new_range()),
         };
+        let (old_start, new_start) = (at.0 + old_range.start, at.1 + new_range.start);
         match out.last_mut() {
             Some(last)
-                if last.old_start + last.old_len == old_range.start
-                    && last.new_start + last.new_len == new_range.start =>
+                if last.old_start + last.old_len == old_start
+                    && last.new_start + last.new_len == new_start =>
             {
                 last.old_len += old_range.len();
                 last.new_len += new_range.len();
             }
             _ => out.push(Hunk {
-                old_start: old_range.start,
+                old_start,
                 old_len: old_range.len(),
-                new_start: new_range.start,
+                new_start,
                 new_len: new_range.len(),
             }),
         }
     }
-    out
+}
+
+/// A line near the middle of `old` that each side has exactly once, with
+/// the same lines before and after it in both: patience diff keeps such a
+/// line unless a block moved across it, so the lines before it and those
+/// after it can be diffed apart. Its row in `old` and in `new`.
+fn cut(old: &[&str], new: &[&str]) -> Option<(usize, usize)> {
+    let middle = old.len() / 2;
+    (0..CUT_TRIES)
+        .filter_map(|n| {
+            let away = n.div_ceil(2);
+            if n % 2 == 0 {
+                middle.checked_add(away)
+            } else {
+                middle.checked_sub(away)
+            }
+        })
+        .filter(|&i| i > 0 && i + 1 < old.len())
+        .find_map(|i| {
+            let j = only_row(new, old[i])?;
+            let same_around =
+                j > 0 && j + 1 < new.len() && old[i - 1] == new[j - 1] && old[i + 1] == new[j + 1];
+            (same_around && only_row(old, old[i]) == Some(i)).then_some((i, j))
+        })
+}
+
+/// The row of `line` in `lines` if it is there exactly once.
+fn only_row(lines: &[&str], line: &str) -> Option<usize> {
+    let mut rows = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| **l == line)
+        .map(|(row, _)| row);
+    let first = rows.next()?;
+    rows.next().is_none().then_some(first)
 }
 
 /// `similar`'s diff of two slices of `&str`. Every diff in the host goes
@@ -132,6 +210,62 @@ mod tests {
         assert!(is_large(HOST_DIFF_BYTES + 1, 0));
     }
 
+    /// `old` with `hunks` applied, taking the new lines from `new`.
+    fn apply(old: &[String], new: &[String], hunks: &[Hunk]) -> Vec<String> {
+        let mut rebuilt = Vec::new();
+        let mut at = 0;
+        for hunk in hunks {
+            rebuilt.extend_from_slice(&old[at..hunk.old_start]);
+            rebuilt.extend_from_slice(&new[hunk.new_start..hunk.new_start + hunk.new_len]);
+            at = hunk.old_start + hunk.old_len;
+        }
+        rebuilt.extend_from_slice(&old[at..]);
+        rebuilt
+    }
+
+    #[test]
+    fn large_sides_are_diffed_in_pieces_with_the_hunks_of_one_diff() {
+        let old: Vec<String> = (0..3 * PIECE_LINES).map(|i| format!("line {i}")).collect();
+        // Sparse changes, then a stretch of dense changes, insertions and
+        // deletions across the middle.
+        let dense = PIECE_LINES..2 * PIECE_LINES;
+        let new: Vec<String> = old
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !(dense.contains(i) && i % 13 == 5))
+            .flat_map(|(i, l)| match (i % 500 == 250, dense.contains(&i)) {
+                (true, _) => vec![format!("{l} changed")],
+                (false, true) if i % 7 == 3 => vec![format!("{l} changed")],
+                (false, true) if i % 11 == 0 => vec![l.clone(), "inserted".into()],
+                _ => vec![l.clone()],
+            })
+            .collect();
+        let (o, n) = (as_strs(&old), as_strs(&new));
+        assert!(cut(&o, &n).is_some(), "the sides are cut");
+        let mut whole = Vec::new();
+        patience_hunks(&o, &n, (0, 0), None, &mut whole);
+        let pieces = line_hunks(&o, &n, DEADLINE);
+        assert_eq!(pieces, whole);
+        assert_eq!(apply(&old, &new, &pieces), new);
+    }
+
+    #[test]
+    fn a_block_moved_across_the_cut_still_gives_a_diff_of_the_sides() {
+        let old: Vec<String> = (0..3 * PIECE_LINES).map(|i| format!("line {i}")).collect();
+        let middle = old.len() / 2;
+        let mut new = old.clone();
+        let moved: Vec<String> = new.drain(middle - 100..middle + 100).collect();
+        new.splice(0..0, moved);
+        assert_eq!(apply(&old, &new, &hunks(&old, &new, DEADLINE)), new);
+        let mut lines = old.clone();
+        lines[middle] = lines[0].clone();
+        assert_eq!(
+            cut(&as_strs(&lines), &as_strs(&old)).map(|(i, _)| i == middle),
+            Some(false),
+            "a line the old side has twice is no cut"
+        );
+    }
+
     #[test]
     fn applying_the_hunks_turns_old_into_new() {
         let old: Vec<String> = (0..5000).map(|i| format!("line {i}")).collect();
@@ -147,14 +281,6 @@ mod tests {
                 }
             })
             .collect();
-        let mut rebuilt = Vec::new();
-        let mut at = 0;
-        for hunk in hunks(&old, &new, DEADLINE) {
-            rebuilt.extend_from_slice(&old[at..hunk.old_start]);
-            rebuilt.extend_from_slice(&new[hunk.new_start..hunk.new_start + hunk.new_len]);
-            at = hunk.old_start + hunk.old_len;
-        }
-        rebuilt.extend_from_slice(&old[at..]);
-        assert_eq!(rebuilt, new);
+        assert_eq!(apply(&old, &new, &hunks(&old, &new, DEADLINE)), new);
     }
 }

@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::hunks::{DEADLINE, Hunk, hunks};
+use super::hunks::{DEADLINE, Hunk, line_hunks};
+use super::text::LineText;
 use super::words::words;
 
 /// Which buffer of a diff changed.
@@ -31,8 +32,8 @@ pub struct Edit {
 /// Both sides as of edit `seq`, to diff.
 pub struct Snapshot {
     pub seq: u64,
-    original: Arc<Vec<String>>,
-    proposed: Arc<Vec<String>>,
+    original: Arc<LineText>,
+    proposed: Arc<LineText>,
 }
 
 /// A diff's new hunks and their word ranges (see [`super::words`]).
@@ -45,15 +46,17 @@ pub struct Rediffed {
 impl Snapshot {
     /// Diffs the two sides; CPU work, for `spawn_blocking`.
     pub fn diff(&self) -> Rediffed {
-        let hunks = hunks(&self.original, &self.proposed, DEADLINE);
-        let words = words(&self.original, &self.proposed, &hunks);
+        let original: Vec<&str> = self.original.lines().collect();
+        let proposed: Vec<&str> = self.proposed.lines().collect();
+        let hunks = line_hunks(&original, &proposed, DEADLINE);
+        let words = words(&original, &proposed, &hunks);
         Rediffed { hunks, words }
     }
 }
 
 struct Live {
-    original: Arc<Vec<String>>,
-    proposed: Arc<Vec<String>>,
+    original: Arc<LineText>,
+    proposed: Arc<LineText>,
     seq: u64,
     diffing: bool,
 }
@@ -65,7 +68,7 @@ pub struct LiveDiffs {
 
 impl LiveDiffs {
     /// Starts keeping the sides of large diff `id` (shared, not copied).
-    pub fn insert(&self, id: u64, original: Arc<Vec<String>>, proposed: Arc<Vec<String>>) {
+    pub fn insert(&self, id: u64, original: Arc<LineText>, proposed: Arc<LineText>) {
         let live = Live {
             original,
             proposed,
@@ -91,10 +94,7 @@ impl LiveDiffs {
             Side::Original => &mut live.original,
             Side::Proposed => &mut live.proposed,
         };
-        let lines = Arc::make_mut(side);
-        let last = edit.last.min(lines.len());
-        let first = edit.first.min(last);
-        lines.splice(first..last, edit.lines);
+        Arc::make_mut(side).splice(edit.first, edit.last, &edit.lines);
         live.seq = live.seq.max(edit.seq);
         !std::mem::replace(&mut live.diffing, true)
     }
@@ -152,8 +152,8 @@ mod tests {
         let live = LiveDiffs::default();
         live.insert(
             1,
-            Arc::new(lines("a\nb\nc\nd")),
-            Arc::new(lines("a\nB\nc\nd")),
+            Arc::new(LineText::from_lines(lines("a\nb\nc\nd"))),
+            Arc::new(LineText::from_lines(lines("a\nB\nc\nd"))),
         );
         assert!(
             live.edit(edit(1, Side::Proposed, 1, 2, "b")),

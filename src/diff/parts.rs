@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::hunks::Hunk;
+use super::text::LineText;
 
 /// Text per part: about a millisecond of decoding and `nvim_buf_set_lines`.
 pub const PART_BYTES: usize = 128 * 1024;
@@ -20,11 +21,12 @@ const PART_HUNKS: usize = 1024;
 /// What a part carries.
 #[derive(Debug, PartialEq)]
 pub enum Part<'a> {
-    /// Lines of one side (`original` or `proposed`), from row `first`.
+    /// Whole lines of one side (`original` or `proposed`), each ending in
+    /// `\n`, from row `first`.
     Lines {
         side: &'static str,
         first: usize,
-        lines: &'a [String],
+        text: &'a str,
     },
     /// Hunks from index `first` and their words, indices as in the whole
     /// list (see [`super::words`]).
@@ -36,9 +38,10 @@ pub enum Part<'a> {
 }
 
 /// The text of a large diff, held once (the live diff shares the sides).
+#[derive(Debug)]
 pub struct Content {
-    pub original: Arc<Vec<String>>,
-    pub proposed: Arc<Vec<String>>,
+    pub original: Arc<LineText>,
+    pub proposed: Arc<LineText>,
 }
 
 impl Content {
@@ -46,15 +49,12 @@ impl Content {
     pub fn line_parts(&self) -> Vec<Part<'_>> {
         let mut parts = Vec::new();
         for (side, lines) in [("original", &self.original), ("proposed", &self.proposed)] {
-            let mut first = 0;
-            while first < lines.len() {
-                let last = part_end(lines, first);
-                parts.push(Part::Lines {
-                    side,
-                    first,
-                    lines: &lines[first..last],
-                });
-                first = last;
+            let (mut rest, mut first) = (lines.as_str(), 0);
+            while !rest.is_empty() {
+                let (text, count) = part_of(rest);
+                parts.push(Part::Lines { side, first, text });
+                first += count;
+                rest = &rest[text.len()..];
             }
         }
         parts
@@ -84,20 +84,22 @@ pub fn hunk_parts<'a>(hunks: &'a [Hunk], words: &'a [u32]) -> Vec<Part<'a>> {
     parts
 }
 
-/// The end of the part of `lines` that starts at `first`: at least one
-/// line, at most [`PART_LINES`] and [`PART_BYTES`] unless one line is longer.
-fn part_end(lines: &[String], first: usize) -> usize {
-    let mut bytes = 0;
-    let mut last = first;
-    while last < lines.len() && last - first < PART_LINES {
-        let more = lines[last].len() + 1;
-        if last > first && bytes + more > PART_BYTES {
+/// The lines at the start of newline-terminated `text` that make one part,
+/// and how many they are: at least one line, at most [`PART_LINES`] and
+/// [`PART_BYTES`] unless one line is longer.
+fn part_of(text: &str) -> (&str, usize) {
+    let (mut end, mut count) = (0, 0);
+    for (at, _) in text.match_indices('\n') {
+        if count > 0 && at + 1 > PART_BYTES {
             break;
         }
-        bytes += more;
-        last += 1;
+        end = at + 1;
+        count += 1;
+        if count == PART_LINES {
+            break;
+        }
     }
-    last
+    (&text[..end], count)
 }
 
 #[cfg(test)]
@@ -145,16 +147,19 @@ mod tests {
             4,
         ];
         let content = Content {
-            original: Arc::new(original.clone()),
-            proposed: Arc::new(proposed.clone()),
+            original: Arc::new(LineText::from_lines(original.clone())),
+            proposed: Arc::new(LineText::from_lines(proposed.clone())),
         };
         let (mut old, mut new, mut all_hunks, mut all_words) = (vec![], vec![], vec![], vec![]);
         let parts = content.line_parts().into_iter();
         for part in parts.chain(hunk_parts(&hunks, &words)) {
             match part {
-                Part::Lines { side, first, lines } => {
+                Part::Lines { side, first, text } => {
+                    assert!(text.ends_with('\n'), "whole lines");
+                    let lines: Vec<String> =
+                        text.split_terminator('\n').map(String::from).collect();
                     assert!(lines.len() <= PART_LINES && !lines.is_empty());
-                    let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+                    let bytes = text.len();
                     assert!(lines.len() == 1 || bytes <= PART_BYTES, "{bytes}");
                     let into = if side == "original" {
                         &mut old
@@ -162,7 +167,7 @@ mod tests {
                         &mut new
                     };
                     assert_eq!(first, into.len(), "in order, without gaps");
-                    into.extend_from_slice(lines);
+                    into.extend(lines);
                 }
                 Part::Hunks {
                     first,
@@ -180,11 +185,12 @@ mod tests {
         }
         assert_eq!((old, new), (original, proposed));
         assert_eq!((all_hunks, all_words), (hunks, words));
-        let long_part = content.line_parts().into_iter().find(
-            |p| matches!(p, Part::Lines { lines, .. } if lines.iter().any(|l| l.len() > PART_BYTES)),
-        );
+        let long_part = content
+            .line_parts()
+            .into_iter()
+            .find(|p| matches!(p, Part::Lines { text, .. } if text.len() > PART_BYTES));
         assert!(
-            matches!(long_part, Some(Part::Lines { lines, .. }) if lines.len() == 1),
+            matches!(long_part, Some(Part::Lines { text, .. }) if text == format!("{long}\n")),
             "a line longer than a part is a part of its own"
         );
     }

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::hunks::is_large;
 use super::parts::Content;
-use super::text::Lines;
+use super::text::{LineText, Lines};
 
 /// Both sides of a diff, ready to show.
 #[derive(Debug, Serialize)]
@@ -23,19 +23,53 @@ pub struct Prepared {
     /// diff mode (see [`Prepared::take_content`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub parts: bool,
+    /// A large diff's lines, in place of `original`'s and `proposed`'s
+    /// (which keep only `eol` and `crlf`).
+    #[serde(skip)]
+    pub content: Option<Content>,
 }
 
 impl Prepared {
     /// A large diff's lines, taken out to be sent in parts; what stays is
     /// the small rest Lua opens the view with.
     pub fn take_content(&mut self) -> Option<Content> {
-        if !self.parts {
-            return None;
+        self.content.take()
+    }
+
+    /// Both sides from their texts. A large diff's sides keep the texts'
+    /// bytes, never split into a string per line: megabytes of lines are
+    /// most of the host's memory while it diffs them.
+    fn of_texts(original: String, original_exists: bool, proposed: String) -> Prepared {
+        if !is_large(original.len(), proposed.len()) {
+            return Prepared {
+                original: Lines::split(&original),
+                original_exists,
+                proposed: Lines::split(&proposed),
+                parts: false,
+                content: None,
+            };
         }
-        Some(Content {
-            original: Arc::new(std::mem::take(&mut self.original.lines)),
-            proposed: Arc::new(std::mem::take(&mut self.proposed.lines)),
-        })
+        let (original, original_eol, original_crlf) = LineText::from_text(original);
+        let (proposed, eol, crlf) = LineText::from_text(proposed);
+        Prepared {
+            original: no_lines(original_eol, original_crlf),
+            original_exists,
+            proposed: no_lines(eol, crlf),
+            parts: true,
+            content: Some(Content {
+                original: Arc::new(original),
+                proposed: Arc::new(proposed),
+            }),
+        }
+    }
+}
+
+/// What stays of a large side for Lua's `open_diff`.
+fn no_lines(eol: bool, crlf: bool) -> Lines {
+    Lines {
+        lines: Vec::new(),
+        eol,
+        crlf,
     }
 }
 
@@ -79,7 +113,7 @@ pub struct EditInfo {
 pub async fn prepare(
     old_file_path: &str,
     new_file_path: &str,
-    new_file_contents: &str,
+    new_file_contents: String,
 ) -> Result<Prepared, String> {
     for path in [old_file_path, new_file_path] {
         if !Path::new(path).is_absolute() {
@@ -97,30 +131,38 @@ pub async fn prepare(
     if new_file_contents.contains('\0') {
         return Err("the proposed contents are binary".into());
     }
-    let original_lines = Lines::split(&original);
-    // Held once, as lines, while the diff is computed.
-    drop(original);
-    prepare_lines(
-        original_lines,
+    Ok(Prepared::of_texts(
+        original,
         original_exists,
-        Lines::split(new_file_contents),
-    )
-    .await
+        new_file_contents,
+    ))
 }
 
-/// Both sides from text already read; large ones marked to be sent in
+/// Both sides from lines already split; large ones marked to be sent in
 /// parts, their diff computed while they are (see [`Prepared::take_content`]).
 pub async fn prepare_lines(
     original: Lines,
     original_exists: bool,
     proposed: Lines,
 ) -> Result<Prepared, String> {
-    let parts = is_large(text_len(&original), text_len(&proposed));
+    if !is_large(text_len(&original), text_len(&proposed)) {
+        return Ok(Prepared {
+            original,
+            original_exists,
+            proposed,
+            parts: false,
+            content: None,
+        });
+    }
     Ok(Prepared {
-        original,
+        original: no_lines(original.eol, original.crlf),
         original_exists,
-        proposed,
-        parts,
+        proposed: no_lines(proposed.eol, proposed.crlf),
+        parts: true,
+        content: Some(Content {
+            original: Arc::new(LineText::from_lines(original.lines)),
+            proposed: Arc::new(LineText::from_lines(proposed.lines)),
+        }),
     })
 }
 
@@ -142,7 +184,7 @@ mod tests {
 
     /// Prepares a diff of `path` against itself, as pi sends them.
     async fn refusal(path: &str, contents: &str) -> String {
-        prepare(path, path, contents).await.unwrap_err()
+        prepare(path, path, contents.to_owned()).await.unwrap_err()
     }
 
     #[tokio::test]
@@ -155,7 +197,7 @@ mod tests {
         assert!(refusal(&at("bin"), "x").await.contains("not a text file"));
         assert!(refusal(&at("new"), "a\0").await.contains("binary"));
         let new_file = at("missing/new.txt");
-        let spec = prepare(&new_file, &new_file, "hi\n").await.unwrap();
+        let spec = prepare(&new_file, &new_file, "hi\n".into()).await.unwrap();
         assert!(!spec.original_exists);
         assert_eq!(spec.proposed.lines, vec!["hi".to_string()]);
         assert!(!spec.parts, "small files use Neovim's diff mode");
@@ -169,14 +211,17 @@ mod tests {
         std::fs::write(&path, &old).unwrap();
         let new = old.replacen("line 20000\n", "changed\n", 1);
         let path = path.to_str().unwrap();
-        let mut spec = prepare(path, path, &new).await.unwrap();
+        let mut spec = prepare(path, path, new).await.unwrap();
         assert!(spec.parts, "above HOST_DIFF_BYTES the host diffs");
         let content = spec.take_content().unwrap();
         assert_eq!(
-            (content.original.len(), content.proposed.len()),
+            (
+                content.original.lines().count(),
+                content.proposed.lines().count()
+            ),
             (40_000, 40_000)
         );
-        assert_eq!(content.proposed[20_000], "changed");
+        assert_eq!(content.proposed.lines().nth(20_000), Some("changed"));
         assert!(spec.original.lines.is_empty() && spec.proposed.lines.is_empty());
         assert!(
             spec.original.eol && spec.proposed.eol,

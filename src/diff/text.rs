@@ -47,9 +47,147 @@ impl Lines {
     }
 }
 
+/// A large side's lines in one string, each followed by `\n` (`\r\n`
+/// files lose their `\r`s): megabytes of lines held as one block instead of
+/// a string per line, made from the text in place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineText {
+    text: String,
+}
+
+impl LineText {
+    /// The lines of `text` (as [`Lines::split`] cuts them), with the text's
+    /// `eol` and `crlf`, reusing its bytes.
+    pub fn from_text(text: String) -> (LineText, bool, bool) {
+        let crlf =
+            text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
+        let mut bytes = text.into_bytes();
+        if crlf {
+            let mut kept = 0;
+            for at in 0..bytes.len() {
+                if !(bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n')) {
+                    bytes[kept] = bytes[at];
+                    kept += 1;
+                }
+            }
+            bytes.truncate(kept);
+        }
+        let eol = bytes.last() == Some(&b'\n');
+        if !eol {
+            bytes.push(b'\n');
+        }
+        let text = String::from_utf8(bytes).expect("only ASCII \\r was taken out");
+        (LineText { text }, eol, crlf)
+    }
+
+    /// `lines`, taking them.
+    pub fn from_lines(lines: Vec<String>) -> LineText {
+        let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+        for line in lines {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        LineText { text }
+    }
+
+    pub fn lines(&self) -> std::str::SplitTerminator<'_, char> {
+        self.text.split_terminator('\n')
+    }
+
+    /// The bytes of the lines and their newlines.
+    pub fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Every line, each ending in `\n`.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Lines `first..last` (clamped to the lines there are) become `lines`.
+    pub fn splice(&mut self, first: usize, last: usize, lines: &[String]) {
+        let first = first.min(last);
+        let start = line_start_in(&self.text, first);
+        let end = start + line_start_in(&self.text[start..], last.saturating_sub(first));
+        let mut new = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+        for line in lines {
+            new.push_str(line);
+            new.push('\n');
+        }
+        self.text.replace_range(start..end, &new);
+    }
+}
+
+/// Where line `n` of newline-terminated `text` starts, or its end.
+fn line_start_in(text: &str, n: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    text.match_indices('\n')
+        .nth(n - 1)
+        .map_or(text.len(), |(at, _)| at + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_text_holds_the_lines_split_holds() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\nb\n",
+            "a\r\nb\r\n",
+            "a\r\nb",
+            "mixed\r\nends\n",
+            "\n\n",
+            "x\ry\n",
+            "a\r\nb\r",
+            "\r\n\r\n",
+        ] {
+            let split = Lines::split(text);
+            let (packed, eol, crlf) = LineText::from_text(text.to_owned());
+            assert_eq!(packed.lines().collect::<Vec<_>>(), split.lines, "{text:?}");
+            assert_eq!((eol, crlf), (split.eol, split.crlf), "{text:?}");
+            assert_eq!(
+                LineText::from_lines(split.lines.clone()),
+                packed,
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn line_text_splices_like_a_vec_of_lines() {
+        let start: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let cases: &[(usize, usize, &[&str])] = &[
+            (0, 0, &["x"]),
+            (1, 2, &["y", "z"]),
+            (0, 3, &[]),
+            (3, 3, &["end"]),
+            (2, 9, &["clamped"]),
+            (7, 9, &["past"]),
+            (2, 1, &["backwards"]),
+        ];
+        for &(first, last, with) in cases {
+            let with: Vec<String> = with.iter().map(|l| l.to_string()).collect();
+            let mut vec = start.clone();
+            let end = last.min(vec.len());
+            vec.splice(first.min(end)..end, with.clone());
+            let mut packed = LineText::from_lines(start.clone());
+            packed.splice(first, last, &with);
+            assert_eq!(packed.lines().collect::<Vec<_>>(), vec, "{first}..{last}");
+        }
+        assert_eq!(LineText::from_lines(start).as_str(), "a\nb\nc\n");
+    }
 
     #[test]
     fn lines_round_trip_exactly() {

@@ -13,7 +13,7 @@ const MAX_LINE_BYTES: usize = 4096;
 /// end` (hunk: 0-based index; side 0 = old, 1 = new; row relative to the
 /// hunk's start on that side; 0-based byte columns, end exclusive): one
 /// Lua table to decode instead of one per hunk.
-pub fn words(old: &[String], new: &[String], hunks: &[Hunk]) -> Vec<u32> {
+pub fn words(old: &[&str], new: &[&str], hunks: &[Hunk]) -> Vec<u32> {
     let mut flat = Vec::new();
     for (index, hunk) in hunks.iter().enumerate() {
         for row in 0..hunk.old_len.min(hunk.new_len) {
@@ -108,7 +108,6 @@ fn tokens(line: &str) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::lines;
 
     #[test]
     fn only_the_words_that_differ_are_marked() {
@@ -124,9 +123,9 @@ mod tests {
 
     #[test]
     fn rows_are_relative_to_each_hunk() {
-        let old = lines("a\nb one\nc\nd");
-        let new = lines("a\nb two\nc\nx\nd");
-        let hunks = crate::diff::hunks::hunks(&old, &new, crate::diff::hunks::DEADLINE);
+        let old: Vec<&str> = "a\nb one\nc\nd".lines().collect();
+        let new: Vec<&str> = "a\nb two\nc\nx\nd".lines().collect();
+        let hunks = crate::diff::hunks::line_hunks(&old, &new, crate::diff::hunks::DEADLINE);
         assert_eq!(hunks.len(), 2);
         let found = words(&old, &new, &hunks);
         assert_eq!(

@@ -13,8 +13,8 @@ impl State {
     /// Sends a large diff's lines to Lua one bounded part at a time while
     /// the host diffs them, then the hunks; at most [`PARTS_IN_FLIGHT`]
     /// waiting, so Neovim runs keys and redraws between parts and never
-    /// waits for the next. Stops when the diff is gone; a part Lua fails on
-    /// rejects the diff.
+    /// waits for the next (Lua puts parts that overtook others in place).
+    /// Stops when the diff is gone; a part Lua fails on rejects the diff.
     pub(super) async fn send_parts(&self, id: u64, content: Content) {
         let diffing = self
             .live_diffs
@@ -47,16 +47,25 @@ impl State {
             }
         }
         drop(rediffed);
-        if self
-            .part_taken(id, &mut sender, LuaCall::diff_parts_done(id))
-            .await
+        // Parts under way at once can reach Neovim out of order; `done`
+        // must come after all of them.
+        if self.all_taken(id, &mut sender).await
+            && self
+                .part_taken(id, &mut sender, LuaCall::diff_parts_done(id))
+                .await
         {
-            while let Some(reply) = sender.waiting.pop_front() {
-                if !self.reply_taken(id, reply).await {
-                    return;
-                }
+            self.all_taken(id, &mut sender).await;
+        }
+    }
+
+    /// Waits for every part under way; false once the diff is gone.
+    async fn all_taken(&self, id: u64, sender: &mut PartSender) -> bool {
+        while let Some(reply) = sender.waiting.pop_front() {
+            if !self.reply_taken(id, reply).await {
+                return false;
             }
         }
+        true
     }
 
     /// Sends `call`, after waiting for the oldest part once

@@ -177,3 +177,52 @@ async fn a_part_lua_fails_on_rejects_the_diff_and_closes_it() {
         "the text that arrived is not the person's edits: {notes:?}"
     );
 }
+
+/// The host has a few parts under way at once, and Neovim can receive them
+/// out of order: each still lands at its rows.
+#[tokio::test]
+async fn parts_that_overtake_others_land_at_their_rows() {
+    let session = Session::spawn().await;
+    let path = session.write_file("overtaken.txt", "a\nb\nc\nd\ne\n");
+    let path = path.to_str().unwrap();
+    let side = json!({"lines": [], "eol": true, "crlf": false});
+    let calls = [
+        json!(["open_diff", {"id": 3, "tab_name": "overtaken", "path": path, "original_path": path,
+            "client": "pi", "original_exists": true, "original": side, "proposed": side,
+            "hunks": [], "words": [], "parts": true}]),
+        json!(["diff_part", 3, "proposed", 3, ["D", "E"]]),
+        json!(["diff_part", 3, "original", 2, ["c", "d", "e"]]),
+        json!(["diff_part", 3, "proposed", 1, ["B", "C"]]),
+        json!(["diff_part", 3, "original", 0, ["a", "b"]]),
+        json!(["diff_part", 3, "proposed", 0, ["A"]]),
+        json!(["diff_part", 3, "hunks", 0, [[0, 5, 0, 5]], []]),
+        json!(["diff_part", 3, "done"]),
+    ];
+    for call in calls {
+        let outcome = session
+            .lua_with(
+                "local ok, err = pcall(require('pi-ide.seam').call, ...)
+                 return { ok = ok, err = not ok and tostring(err) or nil }",
+                call.as_array().unwrap().clone(),
+            )
+            .await;
+        assert_eq!(outcome["ok"], true, "{call}: {}", outcome["err"]);
+    }
+    let sides = session
+        .lua(
+            "local sides = {}
+             for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+               local name = vim.api.nvim_buf_get_name(buf)
+               if name:find('overtaken', 1, true) then
+                 local side = name:find('proposed', 1, true) and 'proposed' or 'original'
+                 sides[side] = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+               end
+             end
+             return sides",
+        )
+        .await;
+    assert_eq!(
+        sides,
+        json!({"original": ["a", "b", "c", "d", "e"], "proposed": ["A", "B", "C", "D", "E"]})
+    );
+}

@@ -174,7 +174,13 @@ local function load(spec, entry, done)
     return
   end
   entry.loading = true
-  entry.parts = { hunks = {}, words = {}, done = done }
+  entry.parts = {
+    hunks = {},
+    words = {},
+    done = done,
+    original = { rows = 0, early = {} },
+    proposed = { rows = 0, early = {} },
+  }
   for _, buf in ipairs({ entry.original_buf, entry.proposed_buf }) do
     vim.bo[buf].undolevels = -1
   end
@@ -197,17 +203,35 @@ function M.part(entry, kind, first, a, b)
   if not parts then
     error("diff " .. entry.id .. " takes no parts", 0)
   end
-  if kind == "original" then
-    append(entry.original_buf, first, a)
-    local disk = entry.disk_lines
-    for i = 1, #a do
-      disk[first + i] = a[i]
+  if kind == "original" or kind == "proposed" then
+    -- The host has a few parts under way at once, and they can reach
+    -- Neovim out of order: one that starts past the rows a side has waits
+    -- for those before it.
+    local side = parts[kind]
+    if first ~= side.rows then
+      side.early[first] = a
+      return
     end
-  elseif kind == "proposed" then
-    append(entry.proposed_buf, first, a)
+    local buf = kind == "original" and entry.original_buf or entry.proposed_buf
+    while a do
+      append(buf, first, a)
+      if kind == "original" then
+        local disk = entry.disk_lines
+        for i = 1, #a do
+          disk[first + i] = a[i]
+        end
+      end
+      first = first + #a
+      side.rows = first
+      a = side.early[first]
+      side.early[first] = nil
+    end
   elseif kind == "hunks" then
     require("pi-ide.diff.hunks").collect(parts, first, a, b)
   elseif kind == "done" then
+    if next(parts.original.early) or next(parts.proposed.early) then
+      error("diff " .. entry.id .. " is missing lines", 0)
+    end
     entry.parts = nil
     for _, buf in ipairs({ entry.original_buf, entry.proposed_buf }) do
       vim.bo[buf].undolevels = -123456

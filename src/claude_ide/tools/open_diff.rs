@@ -89,10 +89,9 @@ pub async fn run(state: &State, client: ClientId, request: Request) -> Value {
         tracing::info!("openDiff {tab_name} refused: {why}");
         return reply(&tab_name, DiffOutcome::rejected(why));
     }
-    let prepared = prepare(&old_file_path, &new_file_path, &new_file_contents).await;
     let large = new_file_contents.len() > crate::memory::LARGE_TEXT_BYTES;
-    // Megabytes of text need not wait with the person.
-    drop(new_file_contents);
+    // Taken, not copied: a large proposal becomes the diff's proposed side.
+    let prepared = prepare(&old_file_path, &new_file_path, new_file_contents).await;
     let outcome = match prepared {
         Ok(sides) => {
             let target = DiffTarget {

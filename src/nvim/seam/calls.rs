@@ -256,9 +256,9 @@ impl LuaCall {
     /// worth of text at a time, never the whole proposal.
     pub fn diff_part(id: u64, part: &Part<'_>) -> LuaCall {
         let payload = match part {
-            Part::Lines { first, lines, .. } => vec![
+            Part::Lines { first, text, .. } => vec![
                 Value::from(*first),
-                Value::Array(lines.iter().map(|l| Value::from(l.as_str())).collect()),
+                Value::Array(text.split_terminator('\n').map(Value::from).collect()),
             ],
             Part::Hunks {
                 first,
@@ -516,6 +516,7 @@ mod tests {
                 original_exists: true,
                 proposed: Lines::split("b"),
                 parts: true,
+                content: None,
             },
             edit: None,
         };
@@ -587,11 +588,10 @@ mod tests {
     #[test]
     fn a_diff_part_carries_its_rows_or_hunks_and_words() {
         use crate::diff::hunks::Hunk;
-        let lines = vec!["a".to_owned(), "b".to_owned()];
         let part = Part::Lines {
             side: "proposed",
             first: 7,
-            lines: &lines,
+            text: "a\nb\n",
         };
         let args = LuaCall::diff_part(3, &part).into_args().unwrap();
         assert_eq!(
