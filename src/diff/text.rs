@@ -136,23 +136,26 @@ fn line_start_in(text: &str, n: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// Line endings, final newlines and lone `\r`s of every kind.
+    const TEXTS: [&str; 13] = [
+        "",
+        "\n",
+        "a",
+        "a\n",
+        "a\nb",
+        "a\nb\n",
+        "a\r\nb\r\n",
+        "a\r\nb",
+        "mixed\r\nends\n",
+        "\n\n",
+        "x\ry\n",
+        "a\r\nb\r",
+        "\r\n\r\n",
+    ];
+
     #[test]
     fn line_text_holds_the_lines_split_holds() {
-        for text in [
-            "",
-            "\n",
-            "a",
-            "a\n",
-            "a\nb",
-            "a\nb\n",
-            "a\r\nb\r\n",
-            "a\r\nb",
-            "mixed\r\nends\n",
-            "\n\n",
-            "x\ry\n",
-            "a\r\nb\r",
-            "\r\n\r\n",
-        ] {
+        for text in TEXTS {
             let split = Lines::split(text);
             let (packed, eol, crlf) = LineText::from_text(text.to_owned());
             assert_eq!(packed.lines().collect::<Vec<_>>(), split.lines, "{text:?}");
@@ -191,21 +194,7 @@ mod tests {
 
     #[test]
     fn lines_round_trip_exactly() {
-        for text in [
-            "",
-            "\n",
-            "a",
-            "a\n",
-            "a\nb",
-            "a\nb\n",
-            "a\r\nb\r\n",
-            "a\r\nb",
-            "mixed\r\nends\n",
-            "\n\n",
-            "x\ry\n",
-            "a\r\nb\r",
-            "\r\n\r\n",
-        ] {
+        for text in TEXTS {
             let lines = Lines::split(text);
             assert_eq!(lines.join(), text, "{text:?}");
         }

@@ -389,17 +389,11 @@ fn node_load(
     clients: &str,
     requests: &str,
 ) -> (Child, Lines<BufReader<ChildStdout>>) {
-    let mut child = Command::new("node")
-        .args(["--experimental-websocket", "--no-warnings"])
+    let mut node = Command::new("node");
+    node.args(["--experimental-websocket", "--no-warnings"])
         .arg(repo_root().join("tests/bench/ws_load.mjs"))
-        .args([&port.to_string(), token, clients, requests])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("node (>= 20) on PATH");
-    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    (child, lines)
+        .args([&port.to_string(), token, clients, requests]);
+    start_agents(node, "node (>= 20) on PATH")
 }
 
 /// Starts `ws_client.py MODE PORT TOKEN ARGS…`.
@@ -408,19 +402,24 @@ async fn client_at(
     token: &str,
     args: &[&str],
 ) -> (Child, Lines<BufReader<ChildStdout>>) {
-    let python = bench_tools().join("python");
-    let script = repo_root().join("tests/bench/ws_client.py");
-    let mut child = Command::new(python)
-        .arg(script)
+    let mut python = Command::new(bench_tools().join("python"));
+    python
+        .arg(repo_root().join("tests/bench/ws_client.py"))
         .arg(args[0])
         .arg(port.to_string())
         .arg(token)
-        .args(&args[1..])
+        .args(&args[1..]);
+    start_agents(python, "start ws_client.py")
+}
+
+/// Starts an agent program with piped stdin and stdout, its stdout as lines.
+fn start_agents(mut command: Command, failing: &str) -> (Child, Lines<BufReader<ChildStdout>>) {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("start ws_client.py");
+        .expect(failing);
     let lines = BufReader::new(child.stdout.take().unwrap()).lines();
     (child, lines)
 }
