@@ -41,16 +41,37 @@ impl Prepared {
     /// most of the host's memory while it diffs them.
     fn of_texts(original: String, original_exists: bool, proposed: String) -> Prepared {
         if !is_large(original.len(), proposed.len()) {
-            return Prepared {
-                original: Lines::split(&original),
+            return Prepared::small(
+                Lines::split(&original),
                 original_exists,
-                proposed: Lines::split(&proposed),
-                parts: false,
-                content: None,
-            };
+                Lines::split(&proposed),
+            );
         }
-        let (original, original_eol, original_crlf) = LineText::from_text(original);
-        let (proposed, eol, crlf) = LineText::from_text(proposed);
+        Prepared::large(
+            LineText::from_text(original),
+            original_exists,
+            LineText::from_text(proposed),
+        )
+    }
+
+    /// A diff Neovim's diff mode shows from the lines themselves.
+    fn small(original: Lines, original_exists: bool, proposed: Lines) -> Prepared {
+        Prepared {
+            original,
+            original_exists,
+            proposed,
+            parts: false,
+            content: None,
+        }
+    }
+
+    /// A large diff: its sides' lines (with each side's `eol` and `crlf`)
+    /// go in parts, not to `open_diff`.
+    fn large(
+        (original, original_eol, original_crlf): (LineText, bool, bool),
+        original_exists: bool,
+        (proposed, eol, crlf): (LineText, bool, bool),
+    ) -> Prepared {
         Prepared {
             original: no_lines(original_eol, original_crlf),
             original_exists,
@@ -146,24 +167,21 @@ pub async fn prepare_lines(
     proposed: Lines,
 ) -> Result<Prepared, String> {
     if !is_large(text_len(&original), text_len(&proposed)) {
-        return Ok(Prepared {
-            original,
-            original_exists,
-            proposed,
-            parts: false,
-            content: None,
-        });
+        return Ok(Prepared::small(original, original_exists, proposed));
     }
-    Ok(Prepared {
-        original: no_lines(original.eol, original.crlf),
+    Ok(Prepared::large(
+        (
+            LineText::from_lines(original.lines),
+            original.eol,
+            original.crlf,
+        ),
         original_exists,
-        proposed: no_lines(proposed.eol, proposed.crlf),
-        parts: true,
-        content: Some(Content {
-            original: Arc::new(LineText::from_lines(original.lines)),
-            proposed: Arc::new(LineText::from_lines(proposed.lines)),
-        }),
-    })
+        (
+            LineText::from_lines(proposed.lines),
+            proposed.eol,
+            proposed.crlf,
+        ),
+    ))
 }
 
 fn text_len(lines: &Lines) -> usize {

@@ -16,8 +16,7 @@ pub struct Lines {
 
 impl Lines {
     pub fn split(text: &str) -> Lines {
-        let crlf =
-            text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
+        let crlf = all_crlf(text);
         let newline = if crlf { "\r\n" } else { "\n" };
         // Split in place: a proposal can be megabytes, copied only once,
         // into its lines.
@@ -47,6 +46,11 @@ impl Lines {
     }
 }
 
+/// Whether `text` has newlines and every one is `\r\n`.
+fn all_crlf(text: &str) -> bool {
+    text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count()
+}
+
 /// A large side's lines in one string, each followed by `\n` (`\r\n`
 /// files lose their `\r`s): megabytes of lines held as one block instead of
 /// a string per line, made from the text in place.
@@ -59,8 +63,7 @@ impl LineText {
     /// The lines of `text` (as [`Lines::split`] cuts them), with the text's
     /// `eol` and `crlf`, reusing its bytes.
     pub fn from_text(text: String) -> (LineText, bool, bool) {
-        let crlf =
-            text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
+        let crlf = all_crlf(&text);
         let mut bytes = text.into_bytes();
         if crlf {
             let mut kept = 0;
@@ -82,12 +85,9 @@ impl LineText {
 
     /// `lines`, taking them.
     pub fn from_lines(lines: Vec<String>) -> LineText {
-        let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-        for line in lines {
-            text.push_str(&line);
-            text.push('\n');
+        LineText {
+            text: terminated(&lines),
         }
-        LineText { text }
     }
 
     pub fn lines(&self) -> std::str::SplitTerminator<'_, char> {
@@ -113,13 +113,18 @@ impl LineText {
         let first = first.min(last);
         let start = line_start_in(&self.text, first);
         let end = start + line_start_in(&self.text[start..], last.saturating_sub(first));
-        let mut new = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-        for line in lines {
-            new.push_str(line);
-            new.push('\n');
-        }
-        self.text.replace_range(start..end, &new);
+        self.text.replace_range(start..end, &terminated(lines));
     }
+}
+
+/// `lines`, each followed by `\n`.
+fn terminated(lines: &[String]) -> String {
+    let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
 }
 
 /// Where line `n` of newline-terminated `text` starts, or its end.
