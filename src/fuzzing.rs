@@ -60,6 +60,60 @@ pub fn socket_lines(data: &[u8], cuts: &[u8], max: usize) -> Vec<Incoming> {
     parsed
 }
 
+/// The token the WebSocket entry points upgrade with.
+pub const WEBSOCKET_TOKEN: &str = "token";
+
+/// Bytes a client writes to the WebSocket port, served as the host serves
+/// them: tokio-tungstenite upgrades through our handshake callback, then
+/// reads messages under our caps. With `upgrade`, a valid upgrade request
+/// comes first and `data` is the frames after it. Returns the text of each
+/// message read until the connection ends.
+pub fn websocket_texts(data: &[u8], upgrade: bool) -> Vec<String> {
+    use futures_util::StreamExt;
+    use tokio::io::AsyncWriteExt;
+    use tokio_tungstenite::tungstenite::Message;
+
+    let mut input = Vec::new();
+    if upgrade {
+        input.extend_from_slice(
+            b"GET / HTTP/1.1\r\nHost: 127.0.0.1:1\r\nUpgrade: websocket\r\n\
+              Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\
+              Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+              x-pi-ide-authorization: token\r\n\r\n",
+        );
+    }
+    input.extend_from_slice(data);
+    runtime().block_on(async move {
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        let (mut from_server, mut to_server) = tokio::io::split(client);
+        let feed = async move {
+            let _ = to_server.write_all(&input).await;
+            let _ = to_server.shutdown().await;
+        };
+        let discard = async move {
+            let _ = tokio::io::copy(&mut from_server, &mut tokio::io::sink()).await;
+        };
+        let serve = async move {
+            let mut texts = Vec::new();
+            let Ok((mut ws, _)) = crate::ws::handshake::accept(server, WEBSOCKET_TOKEN).await
+            else {
+                return texts;
+            };
+            while let Some(Ok(message)) = ws.next().await {
+                match message {
+                    Message::Text(text) => texts.push(text.to_string()),
+                    Message::Binary(bytes) => {
+                        texts.extend(std::str::from_utf8(&bytes).ok().map(str::to_owned))
+                    }
+                    _ => {}
+                }
+            }
+            texts
+        };
+        tokio::join!(feed, discard, serve).2
+    })
+}
+
 /// Bytes from Neovim's side of the channel: msgpack-RPC messages as nvim-rs
 /// decodes them, each notification parsed as the handler does.
 pub fn editor_messages(data: &[u8]) -> usize {

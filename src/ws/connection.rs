@@ -10,19 +10,22 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, watch};
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{Bytes, Error, Message};
 
-use super::MAX_MESSAGE_BYTES;
-use super::frame::{self, Decoder, Event, OP_PING, OP_PONG, OP_TEXT};
 use super::frame_timing::FrameTimings;
-use super::handshake::Upgraded;
 use crate::claude_ide;
-use crate::client::ClientId;
+use crate::client::{ClientId, ClientKind};
 use crate::jsonrpc::{self, Incoming};
 use crate::state::State;
 use crate::state::outbox::{Empty, OutboxReceiver, outbox};
+
+type Socket = WebSocketStream<TcpStream>;
 
 /// Keeps idle connections alive through proxies and detects dead peers.
 const PING_INTERVAL: Duration = Duration::from_secs(30);
@@ -30,39 +33,6 @@ const PING_INTERVAL: Duration = Duration::from_secs(30);
 const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
 /// How long closing may wait for a client that does not read.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
-/// Room kept for reads; buffers grown past `KEEP_BYTES` by a large message
-/// are given back once it is handled, so an idle agent holds little.
-const READ_CHUNK: usize = 16 * 1024;
-const KEEP_BYTES: usize = 64 * 1024;
-
-/// What the connection's own buffers hold.
-struct Buffers {
-    /// Bytes read; frames are cut from `start` on.
-    read: Vec<u8>,
-    start: usize,
-    /// Frames to write at the end of this wake.
-    out: Vec<u8>,
-}
-
-impl Buffers {
-    /// Drops what was consumed, and memory a large message left behind.
-    fn settle(&mut self) {
-        if self.start > 0 {
-            self.read.drain(..self.start);
-            self.start = 0;
-        }
-        let large = self.read.capacity() > KEEP_BYTES || self.out.capacity() > KEEP_BYTES;
-        if self.read.capacity() > KEEP_BYTES && self.read.len() <= READ_CHUNK {
-            self.read.shrink_to(READ_CHUNK);
-        }
-        if self.out.capacity() > KEEP_BYTES && self.out.is_empty() {
-            self.out = Vec::new();
-        }
-        if large && self.read.capacity() <= KEEP_BYTES && self.out.capacity() <= KEEP_BYTES {
-            crate::memory::release_soon();
-        }
-    }
-}
 
 /// Why the read loop ended.
 enum End {
@@ -72,165 +42,192 @@ enum End {
     Closing,
 }
 
+/// What the messages read so far leave the connection to do.
+enum Flow {
+    Open,
+    /// The client closed (tungstenite queued the answer) or broke the
+    /// protocol: the Close frame carries the RFC's code for what it did.
+    Ends(Option<CloseFrame>),
+}
+
+/// Everything one connection's messages need to be handled.
+struct Handling<'a> {
+    state: &'a Arc<State>,
+    client: ClientId,
+    in_flight: &'a mpsc::Sender<()>,
+    timings: &'a mut FrameTimings,
+    read_at: Instant,
+}
+
 pub async fn run(
-    mut stream: TcpStream,
-    upgraded: Upgraded,
+    mut ws: Socket,
+    kind: ClientKind,
     state: Arc<State>,
     mut shutdown: watch::Receiver<bool>,
 ) {
-    let kind = upgraded.kind;
     let (outbox, mut replies) = outbox();
     let client = state.client_connected(kind, outbox);
-    if let (Ok(peer), Ok(local)) = (stream.peer_addr(), stream.local_addr()) {
+    if let (Ok(peer), Ok(local)) = (ws.get_ref().peer_addr(), ws.get_ref().local_addr()) {
         state.find_client_pid(client, peer, local);
     }
     // Each request task holds a clone; the receiver closes when the last ends.
     let (in_flight, mut all_done) = mpsc::channel::<()>(1);
     tracing::info!("client {} connected ({})", client.0, kind.as_str());
 
-    let mut buffers = Buffers {
-        read: upgraded.early,
-        start: 0,
-        out: Vec::new(),
-    };
-    let mut decoder = Decoder::new(MAX_MESSAGE_BYTES);
     let mut timings = FrameTimings::from_env();
     let mut ping =
         tokio::time::interval_at(tokio::time::Instant::now() + PING_INTERVAL, PING_INTERVAL);
-    let mut read_at = Instant::now();
+    let mut out = Vec::new();
     let end = loop {
-        let finished = handle_frames(
-            &state,
-            client,
-            &mut decoder,
-            &mut buffers,
-            &in_flight,
-            &mut timings,
-            read_at,
-        );
-        buffers.settle();
-        if !take_replies(&mut replies, &mut buffers.out) {
+        let mut flow = Flow::Open;
+        tokio::select! {
+            message = ws.next() => {
+                let mut handling = Handling {
+                    state: &state,
+                    client,
+                    in_flight: &in_flight,
+                    timings: &mut timings,
+                    read_at: Instant::now(),
+                };
+                flow = handling.message(message, &mut out);
+                // Every message already read is answered before one write.
+                while let Flow::Open = flow
+                    && let Some(message) = ws.next().now_or_never()
+                {
+                    flow = handling.message(message, &mut out);
+                }
+            },
+            reply = replies.recv() => match reply {
+                Some(reply) => out.push(Message::text(reply)),
+                // It fell behind; the log line is written already.
+                None => break End::Done,
+            },
+            _ = ping.tick() => out.push(Message::Ping(Bytes::new())),
+            _ = shutdown.changed() => break End::Closing,
+        }
+        if !take_replies(&mut replies, &mut out) {
             break End::Done;
         }
-        if !buffers.out.is_empty() {
-            match write(&mut stream, &buffers.out, &replies, &mut shutdown).await {
+        let written = !out.is_empty();
+        if let Flow::Ends(Some(close)) = &flow {
+            out.push(Message::Close(Some(close.clone())));
+        }
+        if out
+            .iter()
+            .any(|m| m.len() > crate::memory::LARGE_TEXT_BYTES)
+        {
+            crate::memory::release_soon();
+        }
+        if written || matches!(flow, Flow::Ends(_)) {
+            match write(&mut ws, &mut out, &replies, &mut shutdown).await {
                 Wrote::Sent => timings.written(),
                 Wrote::Failed => break End::Done,
                 Wrote::Closing => break End::Closing,
             }
-            buffers.out.clear();
-            buffers.settle();
+        }
+        if let Flow::Ends(_) = flow {
+            break End::Done;
+        }
+        if written {
             // Answers made here run no task of their own: an agent that
             // keeps the socket busy must still let Neovim's events through.
             tokio::task::yield_now().await;
         }
-        if finished {
-            break End::Done;
-        }
-        if buffers.read.capacity() - buffers.read.len() < READ_CHUNK / 4 {
-            buffers.read.reserve(READ_CHUNK);
-        }
-        tokio::select! {
-            read = stream.read_buf(&mut buffers.read) => match read {
-                Ok(0) => break End::Done,
-                Ok(_) => read_at = Instant::now(),
-                Err(error) => {
-                    tracing::info!("client {}: {error}", client.0);
-                    break End::Done;
-                }
-            },
-            reply = replies.recv() => match reply {
-                Some(reply) => frame::encode(&mut buffers.out, OP_TEXT, reply.as_bytes()),
-                // It fell behind; the log line is written already.
-                None => break End::Done,
-            },
-            _ = ping.tick() => frame::encode(&mut buffers.out, OP_PING, &[]),
-            _ = shutdown.changed() => break End::Closing,
-        }
     };
     if let End::Closing = end {
         drop(in_flight);
-        let _ = tokio::time::timeout(
-            DRAIN_TIMEOUT,
-            drain(&mut replies, &mut stream, &mut all_done),
-        )
-        .await;
-        let mut close = Vec::new();
-        frame::encode_close(&mut close, 1001);
-        let _ = tokio::time::timeout(CLOSE_TIMEOUT, stream.write_all(&close)).await;
+        let _ =
+            tokio::time::timeout(DRAIN_TIMEOUT, drain(&mut replies, &mut ws, &mut all_done)).await;
+        let away = CloseFrame {
+            code: CloseCode::Away,
+            reason: "".into(),
+        };
+        let _ = tokio::time::timeout(CLOSE_TIMEOUT, ws.send(Message::Close(Some(away)))).await;
     }
     // A client that does not read cannot hold its connection open.
-    let _ = tokio::time::timeout(CLOSE_TIMEOUT, stream.shutdown()).await;
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, ws.close(None)).await;
     state.client_gone(client);
     timings.save();
     tracing::info!("client {} disconnected", client.0);
 }
 
-/// Handles every whole frame read so far; true once the connection is to
-/// end (the client closed, or broke the protocol: the Close frame is queued).
-fn handle_frames(
-    state: &Arc<State>,
-    client: ClientId,
-    decoder: &mut Decoder,
-    buffers: &mut Buffers,
-    in_flight: &mpsc::Sender<()>,
-    timings: &mut FrameTimings,
-    read_at: Instant,
-) -> bool {
-    loop {
-        let event = match decoder.next(&mut buffers.read, &mut buffers.start) {
-            Ok(Some(event)) => event,
-            Ok(None) => return false,
-            Err(violation) => {
-                tracing::info!("client {}: {violation}", client.0);
-                frame::encode_close(&mut buffers.out, violation.close_code());
-                return true;
-            }
-        };
-        match event {
-            Event::Text(text) => receive(
-                state,
-                client,
-                &text,
-                &mut buffers.out,
-                in_flight,
-                timings,
-                read_at,
-            ),
-            Event::Binary(bytes) => match std::str::from_utf8(&bytes) {
-                Ok(text) => receive(
-                    state,
-                    client,
-                    text,
-                    &mut buffers.out,
-                    in_flight,
-                    timings,
-                    read_at,
-                ),
-                Err(_) => {
-                    let reply = jsonrpc::error(
-                        &serde_json::Value::Null,
-                        jsonrpc::PARSE_ERROR,
-                        "Parse error: binary frame is not UTF-8",
-                    );
-                    frame::encode(&mut buffers.out, OP_TEXT, reply.as_bytes());
-                }
+impl Handling<'_> {
+    /// Handles one message read (or why none could be), queuing what
+    /// answers it in `out`.
+    fn message(&mut self, message: Option<Result<Message, Error>>, out: &mut Vec<Message>) -> Flow {
+        let client = self.client.0;
+        match message {
+            Some(Ok(Message::Text(text))) => self.receive(&text, out),
+            Some(Ok(Message::Binary(bytes))) => match std::str::from_utf8(&bytes) {
+                Ok(text) => self.receive(text, out),
+                Err(_) => out.push(Message::text(jsonrpc::error(
+                    &serde_json::Value::Null,
+                    jsonrpc::PARSE_ERROR,
+                    "Parse error: binary frame is not UTF-8",
+                ))),
             },
-            Event::Ping(payload) => frame::encode(&mut buffers.out, OP_PONG, &payload),
-            Event::Pong => {}
-            Event::Close(_) => {
-                frame::encode_close(&mut buffers.out, 1000);
-                return true;
+            // tungstenite queues the pong and answers a Close by itself.
+            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
+            Some(Ok(Message::Close(_))) | None => return Flow::Ends(None),
+            Some(Err(error)) => {
+                tracing::info!("client {client}: {error}");
+                return Flow::Ends(close_for(&error));
             }
+        }
+        Flow::Open
+    }
+
+    /// Classifies one text message: answers it into `out` when it needs
+    /// nothing from Neovim, else starts whatever it asks for.
+    fn receive(&mut self, text: &str, out: &mut Vec<Message>) {
+        if text.len() > crate::memory::LARGE_TEXT_BYTES {
+            crate::memory::release_soon();
+        }
+        let (state, client) = (self.state, self.client);
+        match jsonrpc::parse(text) {
+            Ok(Incoming::Request { id, method, params }) => {
+                if let Some(reply) = claude_ide::answer_now(state, client, &id, &method, &params) {
+                    out.push(Message::text(reply));
+                    self.timings.answered(&method, &params, self.read_at);
+                    return;
+                }
+                let state = state.clone();
+                let guard = self.in_flight.clone();
+                crate::task::spawn(async move {
+                    claude_ide::request(&state, client, id, &method, params).await;
+                    drop(guard);
+                });
+            }
+            Ok(Incoming::Notification { method, params }) => {
+                claude_ide::notification(state, client, &method, &params)
+            }
+            Ok(Incoming::Response { id, outcome }) => state.outgoing.resolve(client, &id, outcome),
+            Err(rejected) => out.push(Message::text(rejected.reply)),
         }
     }
 }
 
+/// The Close frame RFC 6455 asks for when a client breaks the protocol:
+/// 1002 for a bad frame, 1007 for text that is not UTF-8, 1009 for a
+/// message over the cap. A broken connection gets none.
+fn close_for(error: &Error) -> Option<CloseFrame> {
+    let code = match error {
+        Error::Protocol(_) => CloseCode::Protocol,
+        Error::Utf8(_) => CloseCode::Invalid,
+        Error::Capacity(_) => CloseCode::Size,
+        _ => return None,
+    };
+    Some(CloseFrame {
+        code,
+        reason: "".into(),
+    })
+}
+
 /// Moves every queued reply into `out`; false once the client fell behind.
-fn take_replies(replies: &mut OutboxReceiver, out: &mut Vec<u8>) -> bool {
+fn take_replies(replies: &mut OutboxReceiver, out: &mut Vec<Message>) -> bool {
     loop {
         match replies.try_recv() {
-            Ok(reply) => frame::encode(out, OP_TEXT, reply.as_bytes()),
+            Ok(reply) => out.push(Message::text(reply)),
             Err(Empty::Waiting) => return true,
             Err(Empty::Behind) => return false,
         }
@@ -247,13 +244,21 @@ enum Wrote {
     Closing,
 }
 
+/// Feeds every message in `out` and flushes once.
+async fn send_all(ws: &mut Socket, out: &mut Vec<Message>) -> Result<(), Error> {
+    for message in out.drain(..) {
+        ws.feed(message).await?;
+    }
+    ws.flush().await
+}
+
 async fn write(
-    stream: &mut TcpStream,
-    bytes: &[u8],
+    ws: &mut Socket,
+    out: &mut Vec<Message>,
     replies: &OutboxReceiver,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Wrote {
-    let send = stream.write_all(bytes);
+    let send = send_all(ws, out);
     tokio::pin!(send);
     tokio::select! {
         sent = &mut send => match sent {
@@ -268,63 +273,23 @@ async fn write(
     }
 }
 
-/// Classifies one text message: answers it into `out` when it needs
-/// nothing from Neovim, else starts whatever it asks for.
-fn receive(
-    state: &Arc<State>,
-    client: ClientId,
-    text: &str,
-    out: &mut Vec<u8>,
-    in_flight: &mpsc::Sender<()>,
-    timings: &mut FrameTimings,
-    read_at: Instant,
-) {
-    match jsonrpc::parse(text) {
-        Ok(Incoming::Request { id, method, params }) => {
-            if let Some(reply) = claude_ide::answer_now(state, client, &id, &method, &params) {
-                frame::encode(out, OP_TEXT, reply.as_bytes());
-                timings.answered(&method, &params, read_at);
-                return;
-            }
-            let state = state.clone();
-            let guard = in_flight.clone();
-            crate::task::spawn(async move {
-                claude_ide::request(&state, client, id, &method, params).await;
-                drop(guard);
-            });
-        }
-        Ok(Incoming::Notification { method, params }) => {
-            claude_ide::notification(state, client, &method, &params)
-        }
-        Ok(Incoming::Response { id, outcome }) => state.outgoing.resolve(client, &id, outcome),
-        Err(rejected) => frame::encode(out, OP_TEXT, rejected.reply.as_bytes()),
-    }
-}
-
 /// Sends replies of requests that finish during shutdown (pending diffs
 /// answered `DIFF_REJECTED`), bounded so a stuck task cannot hold Neovim up.
-async fn drain(
-    replies: &mut OutboxReceiver,
-    stream: &mut TcpStream,
-    all_done: &mut mpsc::Receiver<()>,
-) {
+async fn drain(replies: &mut OutboxReceiver, ws: &mut Socket, all_done: &mut mpsc::Receiver<()>) {
     let deadline = tokio::time::Instant::now() + DRAIN_TIMEOUT;
     let mut requests_running = true;
     let mut out = Vec::new();
     loop {
         take_replies(replies, &mut out);
-        if !out.is_empty() {
-            if stream.write_all(&out).await.is_err() {
-                return;
-            }
-            out.clear();
+        if !out.is_empty() && send_all(ws, &mut out).await.is_err() {
+            return;
         }
         if !requests_running {
             return;
         }
         tokio::select! {
             reply = replies.recv() => match reply {
-                Some(reply) => frame::encode(&mut out, OP_TEXT, reply.as_bytes()),
+                Some(reply) => out.push(Message::text(reply)),
                 None => return,
             },
             // Closed: every request task has ended, its reply queued.

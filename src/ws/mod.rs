@@ -3,13 +3,12 @@
 //! business.
 //!
 //! * [`server`]     – accepts TCP connections on loopback and hands them on.
-//! * [`handshake`]  – checks the token before the upgrade, negotiates `mcp`.
-//! * [`frame`]      – RFC 6455 frames cut from the bytes read, and ours.
+//! * [`handshake`]  – checks the token before tokio-tungstenite upgrades,
+//!   negotiates `mcp`.
 //! * [`connection`] – one client's read/write loop, pings, shutdown.
 //! * [`frame_timing`] – the host's own time per request, for the bench.
 
 pub mod connection;
-pub mod frame;
 mod frame_timing;
 pub mod handshake;
 pub mod server;

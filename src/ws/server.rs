@@ -46,15 +46,9 @@ async fn handle(
     shutdown: watch::Receiver<bool>,
     _done: mpsc::Sender<()>,
 ) {
-    let mut stream = stream;
     let _ = stream.set_nodelay(true);
-    match tokio::time::timeout(
-        HANDSHAKE_TIMEOUT,
-        handshake::accept(&mut stream, &state.token),
-    )
-    .await
-    {
-        Ok(Ok(upgraded)) => connection::run(stream, upgraded, state, shutdown).await,
+    match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake::accept(stream, &state.token)).await {
+        Ok(Ok((ws, kind))) => connection::run(ws, kind, state, shutdown).await,
         // pi probes the port with a bare connect; that ends up here quietly.
         Ok(Err(error)) => tracing::debug!("handshake failed: {error}"),
         Err(_) => tracing::info!("handshake timed out"),

@@ -1,5 +1,5 @@
-//! Bytes from a socket → WebSocket frames (the server's own decoder, with
-//! its size limits)
+//! Bytes from a socket → the WebSocket upgrade and frames (tokio-tungstenite
+//! through the host's handshake callback, with its size limits)
 //! → JSON-RPC messages → routed MCP requests. Nothing may panic, every
 //! request id must come back unchanged, and `openDiff` must never become a
 //! JSON-RPC error.
@@ -9,7 +9,6 @@
 use libfuzzer_sys::fuzz_target;
 use pi_ide::claude_ide::{Route, route};
 use pi_ide::jsonrpc::{self, Incoming};
-use pi_ide::ws::frame::{Decoder, Event};
 use serde_json::Value;
 
 fn check_text(text: &str) {
@@ -37,28 +36,11 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         check_text(text);
     }
-    // The raw input as a byte stream of client frames, cut into reads of
-    // 1 to 256 bytes by its first byte.
-    let mut decoder = Decoder::new(pi_ide::ws::MAX_MESSAGE_BYTES);
-    let (mut buf, mut start) = (Vec::new(), 0);
-    let step = usize::from(data.first().copied().unwrap_or(0)) + 1;
-    'reads: for read in data.chunks(step) {
-        buf.extend_from_slice(read);
-        loop {
-            match decoder.next(&mut buf, &mut start) {
-                Ok(Some(Event::Text(text))) => check_text(&text),
-                Ok(Some(Event::Binary(bytes))) => {
-                    if let Ok(text) = std::str::from_utf8(&bytes) {
-                        check_text(text);
-                    }
-                }
-                Ok(Some(_)) => {}
-                Ok(None) => break,
-                Err(_) => break 'reads,
-            }
-        }
-        assert!(start <= buf.len());
+    // The raw input as the frames after a valid upgrade, read by
+    // tokio-tungstenite under the host's caps, each message checked.
+    for text in pi_ide::fuzzing::websocket_texts(data, true) {
+        check_text(&text);
     }
-    // The raw input as the head of an upgrade request.
-    let _ = pi_ide::ws::handshake::answer(data, "token");
+    // The raw input as everything a client sends, upgrade request included.
+    let _ = pi_ide::fuzzing::websocket_texts(data, false);
 });
