@@ -1,17 +1,15 @@
 //! Logging to a file. stdout carries msgpack-RPC, so nothing may print there.
 //!
-//! Lines are handed to a writer thread through a bounded queue, so a slow
-//! disk never stalls the runtime thread; when the queue is full a line is
-//! dropped and counted, and the count is written once there is room.
+//! tracing-appender writes the lines on a thread of its own through a
+//! bounded queue, so a slow disk never stalls the runtime thread (lines
+//! are dropped while the queue is full). The file rolls over daily and
+//! only the newest few are kept; `pi-ide.log` links to the current one,
+//! which is what `:PiIde log` opens.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::time::Duration;
 
+use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
+use tracing_appender::rolling::{RollingFileAppender, Rotation};
 use tracing_subscriber::filter::LevelFilter;
 
 use crate::config::Config;
@@ -19,62 +17,24 @@ use crate::config::Config;
 /// Lines the writer thread may fall behind by before lines are dropped.
 const QUEUE_LINES: usize = 8192;
 
-/// How long the guard waits at exit for queued lines to reach the file.
-const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
-
-enum Message {
-    Line(Vec<u8>),
-    /// Everything sent before has been written when the reply comes.
-    Flush(SyncSender<()>),
-}
-
-/// What each log event writes to: a handle on the queue.
-#[derive(Clone)]
-struct QueueWriter {
-    queue: SyncSender<Message>,
-    /// Lines dropped because the queue was full, not yet reported.
-    dropped: Arc<AtomicU64>,
-}
-
-impl Write for QueueWriter {
-    fn write(&mut self, line: &[u8]) -> io::Result<usize> {
-        match self.queue.try_send(Message::Line(line.to_vec())) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) => {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-            }
-            // The writer thread is gone (the file failed): nothing to do.
-            Err(TrySendError::Disconnected(_)) => {}
-        }
-        Ok(line.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
+/// Daily files kept, the current one among them.
+pub const KEPT_FILES: usize = 5;
 
 /// Flushes the log when dropped at exit.
-pub struct LogGuard {
-    queue: SyncSender<Message>,
-}
-
-impl Drop for LogGuard {
-    fn drop(&mut self) {
-        let (done_tx, done_rx) = mpsc::sync_channel(1);
-        if self.queue.send(Message::Flush(done_tx)).is_ok() {
-            let _ = done_rx.recv_timeout(FLUSH_TIMEOUT);
-        }
-    }
-}
+pub type LogGuard = WorkerGuard;
 
 /// Starts file logging; the guard flushes the log when dropped at exit.
 pub fn init(config: &Config) -> Option<LogGuard> {
     let path = config.log_file.as_ref()?;
-    let (writer, guard) = open(path).ok()?;
+    let appender = appender(path).ok()?;
+    let (writer, guard) = NonBlockingBuilder::default()
+        .lossy(true)
+        .buffered_lines_limit(QUEUE_LINES)
+        .thread_name("pi-ide-log")
+        .finish(appender);
     let level: LevelFilter = config.log_level.parse().unwrap_or(LevelFilter::INFO);
     tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
+        .with_writer(writer)
         .with_ansi(false)
         .with_max_level(level)
         .with_target(false)
@@ -82,52 +42,27 @@ pub fn init(config: &Config) -> Option<LogGuard> {
     Some(guard)
 }
 
-/// Opens `path` for appending (creating its directory) and starts the
-/// thread that writes to it.
-fn open(path: &Path) -> io::Result<(QueueWriter, LogGuard)> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let file = OpenOptions::new().create(true).append(true).open(path)?;
-    let (queue, lines) = mpsc::sync_channel(QUEUE_LINES);
-    let dropped = Arc::new(AtomicU64::new(0));
-    std::thread::Builder::new()
-        .name("pi-ide-log".into())
-        .spawn({
-            let dropped = dropped.clone();
-            move || write_lines(file, lines, &dropped)
-        })?;
-    let writer = QueueWriter {
-        queue: queue.clone(),
-        dropped,
-    };
-    Ok((writer, LogGuard { queue }))
+/// Daily files beside `path`, named after it (`pi-ide.log` →
+/// `pi-ide.2026-12-03.log`), with `path` itself a link to the current one.
+fn appender(path: &Path) -> Result<RollingFileAppender, tracing_appender::rolling::InitError> {
+    let directory = path.parent().unwrap_or(Path::new("."));
+    RollingFileAppender::builder()
+        .rotation(Rotation::DAILY)
+        .filename_prefix(name(path.file_stem()))
+        .filename_suffix(name(path.extension()))
+        .latest_symlink(name(path.file_name()))
+        .max_log_files(KEPT_FILES)
+        .build(directory)
 }
 
-fn write_lines(mut file: File, lines: Receiver<Message>, dropped: &AtomicU64) {
-    for message in lines {
-        let lost = dropped.swap(0, Ordering::Relaxed);
-        if lost > 0 {
-            let note = format!("({lost} log lines dropped: the log file could not keep up)\n");
-            if file.write_all(note.as_bytes()).is_err() {
-                return;
-            }
-        }
-        match message {
-            Message::Line(line) => {
-                if file.write_all(&line).is_err() {
-                    return;
-                }
-            }
-            Message::Flush(done) => {
-                let _ = done.send(());
-            }
-        }
-    }
+fn name(part: Option<&std::ffi::OsStr>) -> &str {
+    part.and_then(|p| p.to_str()).unwrap_or("")
 }
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
 
     fn log_path(name: &str) -> std::path::PathBuf {
@@ -137,51 +72,55 @@ mod tests {
     }
 
     #[test]
-    fn lines_reach_the_file_by_the_time_the_guard_is_dropped() {
+    fn lines_reach_the_dated_file_through_the_link_by_the_time_the_guard_is_dropped() {
         let path = log_path("flush");
-        let (mut writer, guard) = open(&path).unwrap();
-        for n in 0..100 {
-            writer.write_all(format!("line {n}\n").as_bytes()).unwrap();
-        }
-        drop(guard);
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(text.lines().count(), 100);
-        assert_eq!(text.lines().last(), Some("line 99"));
-    }
-
-    #[test]
-    fn the_file_is_appended_to() {
-        let path = log_path("append");
         for run in 0..2 {
-            let (mut writer, guard) = open(&path).unwrap();
-            writer.write_all(format!("run {run}\n").as_bytes()).unwrap();
+            let (mut writer, guard) = NonBlockingBuilder::default()
+                .lossy(false)
+                .finish(appender(&path).unwrap());
+            for n in 0..100 {
+                writer
+                    .write_all(format!("run {run} line {n}\n").as_bytes())
+                    .unwrap();
+            }
             drop(guard);
         }
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "run 0\nrun 1\n");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 200, "appended, not replaced");
+        assert_eq!(text.lines().last(), Some("run 1 line 99"));
+        let link = std::fs::read_link(&path).unwrap();
+        let file = link.file_name().unwrap().to_str().unwrap();
+        assert!(
+            file.starts_with("pi-ide.") && file.ends_with(".log") && file != "pi-ide.log",
+            "{file}"
+        );
     }
 
     #[test]
-    fn a_full_queue_drops_lines_and_says_how_many() {
-        let path = log_path("full");
-        let (queue, lines) = mpsc::sync_channel(2);
-        let dropped = Arc::new(AtomicU64::new(0));
-        let mut writer = QueueWriter {
-            queue,
-            dropped: dropped.clone(),
-        };
-        // Nobody drains the queue yet: two lines fit, three are dropped.
-        for n in 0..5 {
-            writer.write_all(format!("line {n}\n").as_bytes()).unwrap();
+    fn only_the_newest_files_are_kept() {
+        let path = log_path("kept");
+        let dir = path.parent().unwrap();
+        std::fs::create_dir_all(dir).unwrap();
+        for day in 1..=KEPT_FILES + 3 {
+            let old = dir.join(format!("pi-ide.2020-01-{day:02}.log"));
+            std::fs::write(&old, "old\n").unwrap();
+            let time = std::time::SystemTime::UNIX_EPOCH
+                + std::time::Duration::from_secs(1_577_836_800 + 86_400 * day as u64);
+            std::fs::File::options()
+                .write(true)
+                .open(&old)
+                .unwrap()
+                .set_modified(time)
+                .unwrap();
         }
-        assert_eq!(dropped.load(Ordering::Relaxed), 3);
-        drop(writer);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let file = File::create(&path).unwrap();
-        write_lines(file, lines, &dropped);
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(
-            text,
-            "(3 log lines dropped: the log file could not keep up)\nline 0\nline 1\n"
-        );
+        let mut appender = appender(&path).unwrap();
+        appender.write_all(b"now\n").unwrap();
+        drop(appender);
+        let logs = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+            .count();
+        assert_eq!(logs, KEPT_FILES);
     }
 }

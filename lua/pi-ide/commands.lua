@@ -96,7 +96,8 @@ local subcommands = {
     util.notify(describe(require("pi-ide").status()))
   end,
   log = function()
-    vim.cmd("tabedit " .. vim.fn.fnameescape(require("pi-ide.host").log_path()))
+    -- The log path links to the current day's file; open that file itself.
+    vim.cmd("tabedit " .. vim.fn.fnameescape(vim.fn.resolve(require("pi-ide.host").log_path())))
   end,
   send = function(_, command)
     if command and command.range > 0 then

@@ -305,3 +305,32 @@ async fn user_events_follow_clients_and_diffs() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_log_rolls_daily_and_piide_log_opens_the_current_file() {
+    let session = Session::start().await;
+    let mut agent = session.connect().await;
+    agent.request("ping", serde_json::json!({})).await;
+    let link = session.state_dir.join("nvim/pi-ide.log");
+    let current = crate::common::eventually("the log to name its client", || {
+        let link = link.clone();
+        async move {
+            let text = std::fs::read_to_string(&link).ok()?;
+            text.contains("connected (pi)")
+                .then(|| std::fs::read_link(&link).ok())
+                .flatten()
+        }
+    })
+    .await;
+    let name = current.file_name().unwrap().to_str().unwrap().to_owned();
+    let today = session.lua("return os.date('!%Y-%m-%d')").await;
+    assert_eq!(name, format!("pi-ide.{}.log", today.as_str().unwrap()));
+    session.exec("vim.cmd('PiIde log')").await;
+    let opened = session.lua("return vim.api.nvim_buf_get_name(0)").await;
+    assert_eq!(
+        std::path::Path::new(opened.as_str().unwrap())
+            .file_name()
+            .unwrap(),
+        name.as_str()
+    );
+}
