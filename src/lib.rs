@@ -51,7 +51,8 @@
 //! * [`outline`]     – tree-sitter outline, scope and comment detection.
 //! * [`confine`]     – project roots (never `/` or `$HOME`), paths confined
 //!   after resolving every link, reads and writes that never follow one.
-//! * [`selection`]   – positions → `selection_changed` params; file urls.
+//! * [`selection`]   – positions → `selection_changed` params.
+//! * [`uri`]         – `file://` URIs ↔ paths.
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
 //! * [`client`]      – client ids and kinds.
 //! * [`mutex`]       – locking that survives a panicked task.
@@ -97,4 +98,5 @@ mod socket;
 mod state;
 mod suggest;
 mod task;
+mod uri;
 pub mod ws;

@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::uri::file_url;
+
 /// One debounced report from `lua/pi-ide/selection.lua`.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct Positions {
@@ -131,46 +133,6 @@ fn slice(line: &str, from: usize, to: usize) -> &str {
 /// UTF-16 code units before byte offset `byte` of `line`.
 pub fn utf16_col(line: &str, byte: usize) -> usize {
     line[..floor_boundary(line, byte)].encode_utf16().count()
-}
-
-/// `file://` URL of an absolute path, percent-encoding what URLs may not hold.
-pub fn file_url(path: &str) -> String {
-    let mut url = String::from("file://");
-    for byte in path.bytes() {
-        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
-            url.push(byte as char);
-        } else {
-            url.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    url
-}
-
-/// `file:///a%20b` → `/a b`; anything else is returned as given.
-pub fn uri_path(uri: &str) -> String {
-    let Some(rest) = uri.strip_prefix("file://") else {
-        return uri.to_owned();
-    };
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

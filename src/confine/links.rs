@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::selection::uri_path;
+use crate::uri::path_of;
 
 /// As many links as Linux follows in one lookup before `ELOOP`.
 pub const MAX_HOPS: usize = 40;
@@ -15,7 +15,7 @@ pub const MAX_HOPS: usize = 40;
 /// The absolute, lexically normalized path `given` (a path or `file://`
 /// url) names; a relative one is taken from `base`.
 pub fn absolute(base: &str, given: &str) -> String {
-    let joined = Path::new(base).join(uri_path(given));
+    let joined = Path::new(base).join(path_of(given));
     let mut normal = PathBuf::new();
     for component in joined.components() {
         match component {

@@ -18,7 +18,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::client::ClientKind;
-use crate::selection::uri_path;
+use crate::uri::path_of;
 
 /// How long an answer waits for announced data before it makes do with
 /// what the mirror holds (Lua flushes within ~20 ms).
@@ -156,7 +156,7 @@ impl Mirror {
                 .map(|file| (file.uri.as_str(), file.list(kind)))
                 .collect(),
             Some(uri) => {
-                let path = uri_path(uri);
+                let path = path_of(uri);
                 let found = files.values().find(|file| file.path == path);
                 vec![(uri, found.map_or("[]", |file| file.list(kind)))]
             }
@@ -187,7 +187,7 @@ impl Mirror {
 impl File {
     fn new(uri: String, raw: &[Value]) -> File {
         File {
-            path: uri_path(&uri),
+            path: path_of(&uri),
             pi: shape::list(ClientKind::Pi, raw).to_string(),
             claude: shape::list(ClientKind::Claude, raw).to_string(),
             raw: raw.to_vec(),

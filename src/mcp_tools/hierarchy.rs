@@ -10,10 +10,11 @@ use futures_util::{StreamExt, stream};
 use serde_json::{Value, json};
 
 use super::lsp::{TIMEOUT, send};
-use super::lsp_answers::{Encoding, Position, uri_to_path, utf16_column};
+use super::lsp_answers::{Encoding, Position, utf16_column};
 use super::{Answer, Failure, Project, line_text};
 use crate::nvim::seam::LspQuery;
 use crate::state::State;
+use crate::uri::path_of;
 
 /// Deepest level asked for, and the default.
 pub const MAX_DEPTH: u64 = 3;
@@ -47,7 +48,7 @@ impl Item {
         let range = raw.get("selectionRange").or_else(|| raw.get("range"))?;
         let start = range.get("start")?;
         let at = Position {
-            path: uri_to_path(uri),
+            path: path_of(uri),
             line: start.get("line")?.as_u64()?,
             character: start.get("character")?.as_u64()?,
             encoding,

@@ -6,6 +6,7 @@
 //! Positions stay 0-based, in the server's encoding, until
 //! [`utf16_column`] converts a column with its line's text.
 
+use crate::uri::path_of;
 use serde_json::Value;
 
 /// How a server counts columns (LSP `PositionEncodingKind`).
@@ -91,7 +92,7 @@ pub fn locations(answer: &Value) -> Vec<Position> {
                 (uri.and_then(Value::as_str), start(range))
             {
                 found.push(Position {
-                    path: uri_to_path(uri),
+                    path: path_of(uri),
                     line,
                     character,
                     encoding,
@@ -152,7 +153,7 @@ pub fn workspace_symbols(answer: &Value) -> Vec<Symbol> {
                 name: name(symbol),
                 kind: kind(symbol),
                 at: Position {
-                    path: uri_to_path(uri),
+                    path: path_of(uri),
                     line,
                     character,
                     encoding,
@@ -211,30 +212,6 @@ pub fn kind(symbol: &Value) -> String {
         Some(Value::String(s)) => s.clone(),
         _ => String::new(),
     }
-}
-
-/// The path of a `file:` URI (percent-decoded); other URIs as they are.
-pub fn uri_to_path(uri: &str) -> String {
-    let Some(rest) = uri.strip_prefix("file://") else {
-        return uri.to_owned();
-    };
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push((hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0)) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Column `index` (0-based, in `encoding`) of `text` in UTF-16 code units;

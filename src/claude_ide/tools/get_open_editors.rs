@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::{Call, Tool, ToolSpec, json_text, language_id};
 use crate::nvim::seam::{LuaCall, OpenEditor};
-use crate::selection::file_url;
+use crate::uri::file_url;
 use crate::client::ClientId;
 use crate::state::State;
 

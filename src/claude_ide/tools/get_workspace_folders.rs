@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::{Call, Tool, ToolSpec, json_text, workspace};
-use crate::selection::file_url;
+use crate::uri::file_url;
 use crate::client::ClientId;
 use crate::state::State;
 

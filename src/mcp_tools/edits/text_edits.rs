@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use crate::mcp_tools::lsp_answers::{Encoding, uri_to_path};
+use crate::mcp_tools::lsp_answers::Encoding;
+use crate::uri::path_of;
 
 /// The files a `WorkspaceEdit` changes, each with its `TextEdit`s in the
 /// order the server listed them, files in path order; or why it cannot be
@@ -13,7 +14,7 @@ use crate::mcp_tools::lsp_answers::{Encoding, uri_to_path};
 pub fn by_file(edit: &Value) -> Result<Vec<(String, Vec<Value>)>, String> {
     let mut files: Vec<(String, Vec<Value>)> = vec![];
     let mut add = |uri: &str, edits: &Value| {
-        let path = uri_to_path(uri);
+        let path = path_of(uri);
         let list = list(edits);
         match files.iter_mut().find(|(known, _)| *known == path) {
             Some((_, known)) => known.extend(list),
