@@ -7,13 +7,12 @@ pub const PI_HEADER: &str = "x-pi-ide-authorization";
 /// Header Claude Code sends its token in.
 pub const CLAUDE_HEADER: &str = "x-claude-code-ide-authorization";
 
-/// A fresh 256-bit token from the OS CSPRNG (uuid v4 draws from `getrandom`).
+/// A fresh token: 32 bytes (256 bits) from the OS CSPRNG, in hex.
 pub fn new_token() -> String {
-    format!(
-        "{}{}",
-        uuid::Uuid::new_v4().simple(),
-        uuid::Uuid::new_v4().simple()
-    )
+    let mut bytes = [0u8; 32];
+    // Without the OS's randomness no token is safe to hand out.
+    getrandom::fill(&mut bytes).expect("the OS random number generator");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Compares without an early exit, so timing reveals nothing about the token.
@@ -47,6 +46,19 @@ mod tests {
         assert_eq!(a.len(), 64);
         assert!(a.bytes().all(|b| b.is_ascii_hexdigit()));
         assert_ne!(a, new_token());
+    }
+
+    #[test]
+    fn every_hex_digit_of_a_token_is_random() {
+        // A UUIDv4 fixes its version and variant digits; 32 random bytes fix none.
+        let tokens: Vec<String> = (0..64).map(|_| new_token()).collect();
+        for at in 0..64 {
+            let first = tokens[0].as_bytes()[at];
+            assert!(
+                tokens.iter().any(|t| t.as_bytes()[at] != first),
+                "digit {at} is the same in 64 tokens"
+            );
+        }
     }
 
     #[test]
