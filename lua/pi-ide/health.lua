@@ -383,7 +383,7 @@ local function check_agents()
     if path ~= "" then
       vim.health.ok(("%s: %s"):format(name, path))
     else
-      local message = ("%s: `%s` is not executable; install it with `%s` (or set agent.%s.cmd)"):format(
+      local message = ("%s: `%s` is not executable; install it with %s, or set agent.%s.cmd"):format(
         name,
         program,
         agent.install_hint(name),

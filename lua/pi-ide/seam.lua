@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 16
+M.VERSION = 17
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -158,7 +158,7 @@ M.calls = {
   end,
   -- MCP: a tool the config registered is called ({id, name, arguments});
   -- its handler runs after this returns, its result follows as
-  -- `tool_answer`.
+  -- `tool_answer` ({text} or {table}).
   user_tool = function(call)
     require("pi-ide.mcp").call(call)
   end,

@@ -115,12 +115,13 @@ impl ServerHandler for Handler {
             Some(_) => Companion::tools()?,
             None => Vec::new(),
         };
+        // One tool rmcp cannot take is left out, never the whole list.
         for tool in crate::mcp_tools::list(&self.state) {
-            tools.push(
-                serde_json::from_value::<Tool>(tool).map_err(|e| {
-                    ErrorData::internal_error(format!("bad tool schema: {e}"), None)
-                })?,
-            );
+            let name = tool["name"].to_string();
+            match serde_json::from_value::<Tool>(tool) {
+                Ok(tool) => tools.push(tool),
+                Err(error) => tracing::warn!("tool {name} not listed: {error}"),
+            }
         }
         Ok(ListToolsResult::with_all_items(tools))
     }

@@ -19,6 +19,7 @@
 //! * [`hierarchy`] – call and type hierarchies walked level by level.
 //! * [`git`]      – git run in the host, bounded in time and output.
 //! * [`user_tools`] – tools registered from Lua, and the edits they propose.
+//! * [`user_schema`] – their input schemas, checked and served.
 //! * [`run`]      – running configurations and commands once the person agreed.
 //! * [`routing`]  – which project a call is about (`projectPath`), and
 //!   keeping its paths inside it.
@@ -36,6 +37,7 @@ mod run;
 mod search;
 mod symbol_search;
 mod tools;
+mod user_schema;
 pub mod user_tools;
 
 use futures_util::future::BoxFuture;
@@ -90,13 +92,21 @@ fn built_in(state: &State) -> Vec<Value> {
         .collect()
 }
 
+/// The argument every tool takes: which project the call is about.
+const PROJECT_PATH: &str = "projectPath";
+
+/// `projectPath` as every tool's schema describes it.
+fn project_path_schema() -> Value {
+    json!({
+        "type": "string",
+        "description": "Absolute path of the directory relative paths start from (the agent's working directory); it must lie inside one of this Neovim's roots (its cwd, git root or a language server's workspace folder), and paths stay inside the git checkout holding it",
+    })
+}
+
 /// What `tools/list` says about a built-in tool.
 fn listed(tool: &Tool) -> Value {
     let mut properties = (tool.properties)();
-    properties["projectPath"] = json!({
-        "type": "string",
-        "description": "Absolute path of the directory relative paths start from (the agent's working directory); it must lie inside one of this Neovim's roots (its cwd, git root or a language server's workspace folder), and paths stay inside the git checkout holding it",
-    });
+    properties[PROJECT_PATH] = project_path_schema();
     json!({
         "name": tool.name,
         "description": tool.description,

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 
 use super::edits::current::Current;
 use super::edits::{Change, propose};
-use super::{Answer, Failure, Project, tools::TOOLS};
-use crate::nvim::seam::{LuaCall, ProposedEdit, UserToolCall, UserToolSpec};
+use super::{Answer, Failure, PROJECT_PATH, Project, tools::TOOLS, user_schema};
+use crate::nvim::seam::{LuaCall, ProposedEdit, UserToolCall, UserToolResult, UserToolSpec};
 use crate::state::State;
 
 /// How long a call waits for a Lua handler's callback.
@@ -29,26 +29,24 @@ pub fn changed(state: &State, tools: Vec<UserToolSpec>) {
             refused.push(format!("{}: a built-in tool has that name", tool.name));
         } else if kept.iter().any(|known| known.name == tool.name) {
             refused.push(format!("{}: registered twice", tool.name));
-        } else if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
-            refused.push(format!(
-                "{}: input_schema must have type = \"object\"",
-                tool.name
-            ));
+        } else if let Some(problem) = user_schema::problem(&tool.input_schema) {
+            refused.push(format!("{}: {problem}", tool.name));
         } else {
             kept.push(tool);
         }
     }
     if !refused.is_empty() {
-        state.editor.push(LuaCall::Refused {
-            message: format!("MCP tools not served: {}", refused.join("; ")),
-        });
+        let message = format!("MCP tools not served: {}", refused.join("; "));
+        tracing::warn!("{message}");
+        state.editor.push(LuaCall::Refused { message });
     }
     if state.user_tools.set(kept) {
         tracing::info!("registered MCP tools changed");
     }
 }
 
-/// `[{name, description, inputSchema}]` of the registered tools.
+/// `[{name, description, inputSchema}]` of the registered tools, each
+/// schema with `projectPath`.
 pub fn list(state: &State) -> Vec<Value> {
     state
         .user_tools
@@ -58,15 +56,23 @@ pub fn list(state: &State) -> Vec<Value> {
             json!({
                 "name": tool.name,
                 "description": tool.description,
-                "inputSchema": tool.input_schema,
+                "inputSchema": user_schema::served(&tool.input_schema),
             })
         })
         .collect()
 }
 
-/// Runs registered tool `name` in Lua; `None` when there is none.
-pub async fn call(state: &State, name: &str, arguments: Value) -> Option<Answer> {
+/// Runs registered tool `name` in Lua; `None` when there is none. A
+/// `projectPath` is checked as for the built-in tools (refused outside
+/// this Neovim's roots) and reaches the handler as Neovim spells it.
+pub async fn call(state: &State, name: &str, mut arguments: Value) -> Option<Answer> {
     let tool = state.user_tools.get(name)?;
+    if arguments.get(PROJECT_PATH).is_some() {
+        match Project::open(state, &arguments).await {
+            Ok(project) => arguments[PROJECT_PATH] = Value::String(project.root),
+            Err(failure) => return Some(Err(failure)),
+        }
+    }
     let (id, answer) = state.lsp.open();
     let call = LuaCall::UserTool(UserToolCall {
         id,
@@ -91,16 +97,32 @@ pub async fn call(state: &State, name: &str, arguments: Value) -> Option<Answer>
     };
     Some(match (answer.error, answer.result) {
         (Some(error), _) => Err(Failure(error)),
-        (None, result) => {
-            let result = result.unwrap_or(Value::Null);
-            let text = result["text"].as_str().unwrap_or_default().to_owned();
-            let structured = match result.get("structured") {
-                Some(value) if value.is_object() => value.clone(),
-                _ => json!({"text": text}),
-            };
-            Ok((text, structured))
-        }
+        (None, result) => Ok(shaped(
+            result
+                .and_then(|result| serde_json::from_value(result).ok())
+                .unwrap_or_default(),
+        )),
     })
+}
+
+/// A handler's result as text and `structuredContent` (always an object):
+/// a table is both, as JSON; a list goes in `{result}`.
+fn shaped(result: UserToolResult) -> (String, Value) {
+    match result.table {
+        Some(table) => {
+            let text = table.to_string();
+            let structured = match table {
+                Value::Object(_) => table,
+                list => json!({"result": list}),
+            };
+            (text, structured)
+        }
+        None => {
+            let text = result.text.unwrap_or_default();
+            let structured = json!({"text": text});
+            (text, structured)
+        }
+    }
 }
 
 /// Proposes a Lua tool's edit in the project of Neovim's cwd and tells Lua

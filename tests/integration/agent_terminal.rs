@@ -264,12 +264,12 @@ async fn a_missing_command_names_its_install_command_and_opens_nothing() {
     .await;
     session.lockfile().await;
     let before = session.lua("return #vim.api.nvim_list_bufs()").await;
+    // pi: today's package, then the one pi 0.x was published as.
+    let pi_install = "`npm install -g @earendil-works/pi-coding-agent` \
+                      (or `npm install -g @mariozechner/pi-coding-agent`)";
     for (command, install) in [
-        ("PiIde agent", "npm install -g @anthropic-ai/claude-code"),
-        (
-            "PiIde agent pi",
-            "npm install -g @mariozechner/pi-coding-agent",
-        ),
+        ("PiIde agent", "`npm install -g @anthropic-ai/claude-code`"),
+        ("PiIde agent pi", pi_install),
     ] {
         session.exec("_G.notified = {}").await;
         session.lua_with("vim.cmd(...)", vec![json!(command)]).await;
@@ -298,9 +298,8 @@ async fn a_missing_command_names_its_install_command_and_opens_nothing() {
             .to_owned()
     };
     assert!(line("`pi-ide-no-such-claude` is not executable").contains("WARNING"));
-    assert!(
-        line("`pi-ide-no-such-pi` is not executable").contains("@mariozechner/pi-coding-agent")
-    );
+    let pi = line("`pi-ide-no-such-pi` is not executable");
+    assert!(pi.contains(pi_install), "{pi}");
     assert!(!report.contains("ERROR"), "{report}");
 }
 

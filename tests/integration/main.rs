@@ -39,6 +39,7 @@ mod mcp_lasting;
 mod mcp_lsp;
 mod mcp_lsp_many;
 mod mcp_navigation;
+mod mcp_own_tools;
 mod mcp_patch_and_run;
 mod mcp_python;
 mod mcp_raw;

@@ -95,7 +95,8 @@ async fn git_status_diffs_and_lua_tools_through_the_python_sdk() {
                description = 'Answers with an error',
                handler = function(_, done) done(nil, 'not today') end,
              }))
-             assert(not mcp.register_tool({ name = 'bad name!', description = 'x', handler = print }))",
+             local ok, err = pcall(mcp.register_tool, { name = 'bad name!', description = 'x', handler = print })
+             assert(not ok and err:find('bad name!', 1, true), err)",
         )
         .await;
 
@@ -188,6 +189,4 @@ async fn git_status_diffs_and_lua_tools_through_the_python_sdk() {
         "an unknown tool is refused, never run as another: {}",
         calls[8]
     );
-    let told = session.notifications().await;
-    assert!(told.iter().any(|m| m.contains("bad name!")), "{told:?}");
 }

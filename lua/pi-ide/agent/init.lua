@@ -42,7 +42,9 @@ function M.program(name)
   return specs.program(name)
 end
 
---- The install command for agent `name`.
+--- How to install agent `name`: its install commands, quoted, the one to
+--- use today first; nil for an agent of the config's own.
+---@return string?
 function M.install_hint(name)
   return specs.install_hint(name)
 end
@@ -336,7 +338,7 @@ local function start(name, args, focus)
     util.notify(
       ("`%s` is not executable: %sset the option agent.%s.cmd"):format(
         program,
-        hint and ("install it with `" .. hint .. "`, or ") or "",
+        hint and ("install it with " .. hint .. ", or ") or "",
         option
       ),
       vim.log.levels.ERROR

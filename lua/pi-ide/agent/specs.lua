@@ -9,11 +9,13 @@ local M = {}
 
 M.BUILTIN = { "claude", "pi", "gemini", "qwen" }
 
+-- The commands that install each agent, the one to use today first.
 local INSTALL = {
-  claude = "npm install -g @anthropic-ai/claude-code",
-  pi = "npm install -g @mariozechner/pi-coding-agent",
-  gemini = "npm install -g @google/gemini-cli",
-  qwen = "npm install -g @qwen-code/qwen-code",
+  claude = { "npm install -g @anthropic-ai/claude-code" },
+  -- pi 1.x; 0.x was published under the older name.
+  pi = { "npm install -g @earendil-works/pi-coding-agent", "npm install -g @mariozechner/pi-coding-agent" },
+  gemini = { "npm install -g @google/gemini-cli" },
+  qwen = { "npm install -g @qwen-code/qwen-code" },
 }
 
 local KINDS = { claude = true, pi = true, gemini = true, qwen = true }
@@ -79,10 +81,20 @@ function M.program(name)
   return spec and program_of(spec.cmd) or name
 end
 
---- The install command for agent `name`, or nil.
+--- How to install agent `name`, quoted: "`command`", then any other
+--- "(or `command`)"; nil for an agent of the config's own.
+---@return string?
 function M.install_hint(name)
   local spec = M.get(name)
-  return spec and INSTALL[spec.name] or nil
+  local commands = spec and INSTALL[spec.name]
+  if not commands then
+    return nil
+  end
+  local hint = ("`%s`"):format(commands[1])
+  for i = 2, #commands do
+    hint = hint .. (" (or `%s`)"):format(commands[i])
+  end
+  return hint
 end
 
 --- `no_proxy` and `NO_PROXY` joined, with the loopback names added once.

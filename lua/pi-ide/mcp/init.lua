@@ -10,9 +10,13 @@ local M = {}
 ---@class pi-ide.mcp.Tool
 ---@field name string Letters, digits, `_`, `-`, `.`; not a built-in tool's name.
 ---@field description string What the tool does, for the agent.
----@field input_schema? table JSON Schema of the arguments (`type = "object"`; default: no arguments).
---- Runs on the UI thread; call `done` once, now or later. An error raised,
---- or `done(nil, err)`, is an isError result.
+--- JSON Schema of the arguments: `type = "object"`; `properties`, if
+--- given, maps names to schema tables; `required`, if given, lists names
+--- of `properties`. Default: no arguments. `projectPath` is added.
+---@field input_schema? table
+--- Runs on the UI thread with the call's arguments (`projectPath`, when
+--- the client gave one, checked to lie in the project); call `done` once,
+--- now or later. An error raised, or `done(nil, err)`, is an isError result.
 ---@field handler fun(args: table, done: fun(result?: pi-ide.mcp.Result, err?: string))
 
 ---@class pi-ide.mcp.Edit
@@ -56,29 +60,30 @@ local function check(tool)
   if type(tool.handler) ~= "function" then
     return ("tool %s needs a handler function"):format(tool.name)
   end
-  local schema = tool.input_schema
-  if schema ~= nil and (type(schema) ~= "table" or schema.type ~= "object") then
-    return ('tool %s: input_schema must be a table with type = "object"'):format(tool.name)
+  local problem = require("pi-ide.mcp.schema").problem(tool.input_schema)
+  if problem then
+    return ("tool %s: %s"):format(tool.name, problem)
   end
 end
 
 --- Adds (or replaces) an MCP tool; connected clients are told the list
---- changed. Returns true, or false and why not.
+--- changed. A tool that is not as `pi-ide.mcp.Tool` says raises an error
+--- naming the field.
 ---@param tool pi-ide.mcp.Tool
----@return boolean ok, string? err
+---@return true
 function M.register_tool(tool)
   local problem = check(tool)
   if problem then
-    require("pi-ide.util").notify(problem, vim.log.levels.WARN)
-    return false, problem
+    error("pi-ide.mcp.register_tool: " .. problem, 2)
   end
   if not tools[tool.name] then
     order[#order + 1] = tool.name
   end
   tools[tool.name] = {
     description = tool.description,
-    -- An empty `properties` must reach the host as an object, not a list.
-    input_schema = tool.input_schema or { type = "object", properties = vim.empty_dict() },
+    -- A copy: the schema served stays the one checked. The host gives
+    -- empty tables the shape JSON Schema needs.
+    input_schema = tool.input_schema and vim.deepcopy(tool.input_schema) or { type = "object" },
     handler = tool.handler,
   }
   M.announce()
@@ -111,11 +116,11 @@ local function answer(id, payload)
   require("pi-ide.seam").notify("tool_answer", payload)
 end
 
---- The result a handler gave, as the host takes it.
+--- The result a handler gave, as the host takes it (the host makes a
+--- table its JSON text and structuredContent).
 local function shaped(result)
   if type(result) == "table" then
-    local structured = vim.islist(result) and next(result) ~= nil and { result = result } or result
-    return { text = vim.json.encode(result), structured = structured }
+    return { table = result }
   end
   return { text = result == nil and "" or tostring(result) }
 end
@@ -140,7 +145,8 @@ function M.call(call)
   end
   -- After this seam call returns: the host never waits on the handler.
   vim.schedule(function()
-    local args = type(call.arguments) == "table" and call.arguments or {}
+    -- Arguments the host sent as an object stay one when given back.
+    local args = type(call.arguments) == "table" and call.arguments or vim.empty_dict()
     local ok, err = pcall(tool.handler, args, done)
     if not ok then
       done(nil, ("%s failed: %s"):format(call.name, tostring(err)))

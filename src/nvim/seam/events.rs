@@ -9,6 +9,7 @@ use crate::diff::live::{Edit, Side};
 use crate::nvim::convert::to_json;
 use crate::selection::Positions;
 
+use super::lua_tables::list;
 use super::*;
 
 /// One trigger from `lua/pi-ide/suggest/`.
@@ -137,20 +138,12 @@ impl EditorEvent {
             }
             "no_file" => Some(EditorEvent::NoFile),
             "roots_changed" => Some(EditorEvent::RootsChanged),
-            "watch_files" => match payload()? {
-                // Lua sends an empty list as an empty map.
-                Json::Object(map) if map.is_empty() => Some(EditorEvent::WatchFiles(vec![])),
-                files => typed(files).map(EditorEvent::WatchFiles),
-            },
+            "watch_files" => typed(list(payload()?)).map(EditorEvent::WatchFiles),
             "file_written" => Some(EditorEvent::FileWritten(args.first()?.as_str()?.to_owned())),
             "review_done" => typed(payload()?).map(EditorEvent::ReviewDone),
             "lsp_answer" => typed(payload()?).map(EditorEvent::LspAnswer),
             "tool_answer" => typed(payload()?).map(EditorEvent::ToolAnswer),
-            "tools_changed" => match payload()? {
-                // Lua sends an empty list as an empty map.
-                Json::Object(map) if map.is_empty() => Some(EditorEvent::ToolsChanged(vec![])),
-                tools => typed(tools).map(EditorEvent::ToolsChanged),
-            },
+            "tools_changed" => typed(list(payload()?)).map(EditorEvent::ToolsChanged),
             "propose_edit" => typed(payload()?).map(EditorEvent::ProposeEdit),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
             "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
@@ -158,11 +151,7 @@ impl EditorEvent {
             "mention" => typed(payload()?).map(EditorEvent::Mention),
             "stop" => Some(EditorEvent::Stop),
             "diagnostics_pending" => Some(EditorEvent::DiagnosticsPending),
-            // Lua sends an empty list as an empty map.
-            "diagnostics" => match payload()? {
-                Json::Object(map) if map.is_empty() => Some(EditorEvent::Diagnostics(vec![])),
-                files => typed(files).map(EditorEvent::Diagnostics),
-            },
+            "diagnostics" => typed(list(payload()?)).map(EditorEvent::Diagnostics),
             "diff_edited" => {
                 let number = |at: usize| args.get(at)?.as_u64();
                 let side = match args.get(2)?.as_str()? {

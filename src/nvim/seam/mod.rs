@@ -36,7 +36,7 @@
 //! | `review_refused` | message              | a review request was refused: tell the person why |
 //! | `refused`     | message                 | an agent's request was refused (a path out of the project): tell the person why |
 //! | `files_changed` | changed, gone         | files of loaded buffers changed on disk, or went away (buffer names; one call per quiet period) |
-//! | `user_tool`   | call                    | MCP: run the handler of the registered tool `{id, name, arguments}`; answered later by `tool_answer` with `{text, structured?}` or an error |
+//! | `user_tool`   | call                    | MCP: run the handler of the registered tool `{id, name, arguments}`; answered later by `tool_answer` with `{text}` (a string result) or `{table}` (a table result), or an error |
 //! | `edit_decided`| id, result              | MCP: what became of `propose_edit` `id`: `{ok, text, structured?}` |
 //! | `run_configurations` | id               | MCP `get_run_configurations`: answered later by `tool_answer` with `{configurations = [{name, kind, command?, description}]}` |
 //! | `run_command` | request                 | MCP: ask the person, then run configuration `name` or shell `command` in a terminal window `{id, name?, command?, cwd, timeout_ms, max_lines}`; answered later by `tool_answer` with `{command, exit_code?, output, cut?, running?, declined?, quickfix?, started?}` |
@@ -71,6 +71,7 @@
 
 mod calls;
 mod events;
+mod lua_tables;
 mod payloads;
 
 pub use calls::*;
@@ -79,7 +80,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 16;
+pub const SEAM_VERSION: u64 = 17;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

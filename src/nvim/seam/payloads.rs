@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
+use super::lua_tables::{lua_list, lua_schema, lua_table};
+
 /// What the host reports once agents can find it.
 #[derive(Debug, Serialize)]
 pub struct Started {
@@ -354,25 +356,15 @@ pub struct ReviewDone {
     pub comments: Vec<ReviewComment>,
 }
 
-/// A list from Lua, where an empty table arrives as an empty map.
-fn lua_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    match Json::deserialize(deserializer)? {
-        Json::Object(map) if map.is_empty() => Ok(vec![]),
-        list => serde_json::from_value(list).map_err(serde::de::Error::custom),
-    }
-}
-
 /// An MCP tool a Neovim config registered in Lua; its handler stays there.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct UserToolSpec {
     pub name: String,
     #[serde(default)]
     pub description: String,
-    /// A JSON Schema whose `type` is `object`.
+    /// A JSON Schema, with objects where JSON Schema needs them; checked
+    /// before it is served (a missing one too, so it is refused alone).
+    #[serde(default, deserialize_with = "lua_schema")]
     pub input_schema: Json,
 }
 
@@ -383,6 +375,19 @@ pub struct UserToolCall {
     pub id: u64,
     pub name: String,
     pub arguments: Json,
+}
+
+/// What a registered tool's handler gave: the `result` of its
+/// `tool_answer`.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+pub struct UserToolResult {
+    /// A string result.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// A table result: an object, or a list with items (an empty table is
+    /// an empty object).
+    #[serde(default, deserialize_with = "lua_table")]
+    pub table: Option<Json>,
 }
 
 /// A run configuration or terminal command to run once the person agrees;
