@@ -182,12 +182,27 @@ end
 --- BufFilePost, BufWipeout: renaming or wiping a buffer moves or drops the
 --- diagnostics the host holds for it; other buffers are no news.
 function M.on_buffer(args)
+  local buf = args.buf
   if args.event == "BufWipeout" then
-    arrived[args.buf] = nil
+    arrived[buf] = nil
   end
-  if held[args.buf] then
-    mark(args.buf)
+  if not held[buf] then
+    return
   end
+  if args.event ~= "BufWipeout" then
+    return mark(buf)
+  end
+  -- Still loaded now, its diagnostics maybe cleared by the servers that
+  -- detached: no news about its file. Sent once it is gone.
+  vim.schedule(function()
+    mark(buf)
+  end)
+end
+
+--- True when no change is waiting to be sent: the next one goes at once.
+---@return boolean
+function M.idle()
+  return not armed and next(dirty) == nil
 end
 
 --- Sends the diagnostics of every buffer that has some, now, even none: the
