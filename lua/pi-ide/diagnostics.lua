@@ -3,6 +3,12 @@
 -- changes in the next FLUSH_MS only mark their buffers, the first of them
 -- tells the host an update is coming, and one timer sends them together. A
 -- storm of changes is sent every FLUSH_MS and cannot starve the host.
+--
+-- The host also keeps what the servers reported for a file after its
+-- buffer goes (MCP get_project_problems), so Neovim clearing a buffer's
+-- diagnostics as a language server detaches is no report about the file:
+-- that change is sent once the buffer is unloaded, and whatever was still
+-- waiting to go is sent before it.
 local seam = require("pi-ide.seam")
 
 local M = {}
@@ -16,6 +22,7 @@ local dirty = {} -- buf -> true, changed since the last flush
 local armed = false -- a flush went out less than FLUSH_MS ago
 local announced = false -- the host was told that dirty buffers are coming
 local held = {} -- buf -> true, last sent with diagnostics: the host holds some
+local detaching = {} -- buf -> true while a language server detaches from it
 
 -- What each buffer has had published since it was created, for MCP
 -- get_file_problems to know when its servers' first diagnostics are in:
@@ -61,9 +68,10 @@ function M.arrived(buf)
 end
 
 -- The file a buffer's diagnostics belong to, or vim.NIL for buffers that
--- are no file (scratch, terminal, wiped).
+-- are no file (scratch, terminal, wiped). An unloaded buffer has some when
+-- a server reported on a file no buffer holds.
 local function uri(buf)
-  if not vim.api.nvim_buf_is_loaded(buf) or vim.bo[buf].buftype ~= "" then
+  if vim.bo[buf].buftype ~= "" then
     return vim.NIL
   end
   local name = vim.api.nvim_buf_get_name(buf)
@@ -73,11 +81,20 @@ local function uri(buf)
   return vim.uri_from_fname(name)
 end
 
+-- `loaded`: else the columns are bytes (M.of has no line to count in);
+-- `modified`: the diagnostics are about unsaved text, not the file's.
 local function file(buf)
   if not vim.api.nvim_buf_is_valid(buf) then
     return { buf = buf, uri = vim.NIL, diagnostics = {} }
   end
-  return { buf = buf, uri = uri(buf), diagnostics = M.of(buf) }
+  local loaded = vim.api.nvim_buf_is_loaded(buf)
+  return {
+    buf = buf,
+    uri = uri(buf),
+    diagnostics = M.of(buf),
+    loaded = loaded,
+    modified = loaded and vim.bo[buf].modified,
+  }
 end
 
 -- `always`: send even when nothing changed, so the host knows it is current.
@@ -138,18 +155,54 @@ function M.on_change(args)
   for _, d in ipairs(list) do
     seen.namespaces[d.namespace] = true
   end
+  if detaching[args.buf] then
+    -- Cleared because a server let go of the buffer: news once it is gone.
+    local buf = args.buf
+    vim.schedule(function()
+      mark(buf)
+    end)
+    return
+  end
   mark(args.buf)
+end
+
+--- LspDetach (just before Neovim clears that server's diagnostics of
+--- `args.buf`): what the buffer had is sent first, as it was.
+function M.on_detach(args)
+  if dirty[args.buf] then
+    flush(false)
+  end
+  local buf = args.buf
+  detaching[buf] = true
+  vim.schedule(function()
+    detaching[buf] = nil
+  end)
 end
 
 --- BufFilePost, BufWipeout: renaming or wiping a buffer moves or drops the
 --- diagnostics the host holds for it; other buffers are no news.
 function M.on_buffer(args)
+  local buf = args.buf
   if args.event == "BufWipeout" then
-    arrived[args.buf] = nil
+    arrived[buf] = nil
   end
-  if held[args.buf] then
-    mark(args.buf)
+  if not held[buf] then
+    return
   end
+  if args.event ~= "BufWipeout" then
+    return mark(buf)
+  end
+  -- Still loaded now, its diagnostics maybe cleared by the servers that
+  -- detached: no news about its file. Sent once it is gone.
+  vim.schedule(function()
+    mark(buf)
+  end)
+end
+
+--- True when no change is waiting to be sent: the next one goes at once.
+---@return boolean
+function M.idle()
+  return not armed and next(dirty) == nil
 end
 
 --- Sends the diagnostics of every buffer that has some, now, even none: the

@@ -78,6 +78,11 @@ local function install_autocmds(group, values)
     callback = lazy("pi-ide.diagnostics", "on_buffer"),
     desc = "pi-ide: mirror diagnostics in the host",
   })
+  autocmd("LspDetach", {
+    group = group,
+    callback = lazy("pi-ide.diagnostics", "on_detach"),
+    desc = "pi-ide: a server letting go of a buffer is no news about its file",
+  })
   if values.watch_files then
     install_file_watch(group)
   end

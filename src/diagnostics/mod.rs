@@ -6,7 +6,11 @@
 //! changed buffers' diagnostics a moment later; an answer waits for that
 //! data, so it is never older than the last change Neovim reported before
 //! the request.
+//!
+//! What the servers reported is also [`kept`] for each file after its
+//! buffer goes, for the project's problems.
 
+pub mod kept;
 pub mod shape;
 
 use std::collections::BTreeMap;
@@ -33,6 +37,17 @@ pub struct BufferDiagnostics {
     /// `[{severity, message, source?, range}]`; empty when it has none.
     #[serde(default)]
     pub diagnostics: Value,
+    /// An unloaded buffer holds what a server reported on a file no buffer
+    /// has open; its columns are bytes.
+    #[serde(default = "yes")]
+    pub loaded: bool,
+    /// The diagnostics are about unsaved text.
+    #[serde(default)]
+    pub modified: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// One file's diagnostics, serialized once per change for each client kind.
@@ -47,7 +62,13 @@ struct File {
 }
 
 pub struct Mirror {
+    /// Loaded buffers with diagnostics.
     files: Mutex<BTreeMap<i64, File>>,
+    /// What the servers last reported for each file, loaded or not.
+    pub kept: kept::Kept,
+    /// When the last `workspace/diagnostic` pull started, and what became
+    /// of it: callers that asked while it ran share it.
+    pub pulls: tokio::sync::Mutex<Option<(tokio::time::Instant, kept::Pulled)>>,
     /// True from an announced change until its data arrived; true at start
     /// until Lua's first snapshot.
     pending: watch::Sender<bool>,
@@ -60,6 +81,8 @@ impl Default for Mirror {
     fn default() -> Self {
         Mirror {
             files: Mutex::default(),
+            kept: kept::Kept::default(),
+            pulls: tokio::sync::Mutex::default(),
             pending: watch::Sender::new(true),
             replies: Mutex::default(),
         }
@@ -77,17 +100,20 @@ impl Mirror {
     pub fn update(&self, changed: Vec<BufferDiagnostics>) {
         {
             let mut files = crate::mutex::lock(&self.files);
-            for buffer in changed {
+            for buffer in &changed {
                 let list = buffer.diagnostics.as_array().filter(|l| !l.is_empty());
-                match (buffer.uri, list) {
-                    (Some(uri), Some(list)) => {
-                        files.insert(buffer.buf, File::new(uri, list));
+                match (&buffer.uri, list) {
+                    (Some(uri), Some(list)) if buffer.loaded => {
+                        files.insert(buffer.buf, File::new(uri.clone(), list));
                     }
                     _ => {
                         files.remove(&buffer.buf);
                     }
                 }
             }
+        }
+        for buffer in &changed {
+            self.keep(buffer);
         }
         // After the files' lock: `reply_now` takes the two the other way round.
         *crate::mutex::lock(&self.replies) = Default::default();
@@ -122,17 +148,48 @@ impl Mirror {
         Some(made)
     }
 
-    /// `(path, [{severity, message, source?, range}])` of every file with
-    /// diagnostics, as Lua reported them (0-based ranges), by path.
-    pub async fn files(&self) -> Vec<(String, Vec<Value>)> {
+    /// A buffer's report as what is known about its file. A loaded
+    /// buffer's diagnostics are the servers' newest word on it (none, or
+    /// about unsaved text: nothing known). An unloaded buffer's are a
+    /// server's report on a file it was not handed; an empty list there is
+    /// a server taking back what it said of a file it was told is closed,
+    /// no news about the file.
+    fn keep(&self, buffer: &BufferDiagnostics) {
+        let Some(uri) = &buffer.uri else {
+            return;
+        };
+        let path = uri_path(uri);
+        let list = buffer.diagnostics.as_array().map_or(&[][..], Vec::as_slice);
+        match (buffer.loaded, buffer.modified) {
+            (true, true) => self.kept.forget(&path),
+            (true, false) => self.kept.record(&path, list, kept::Columns::Utf16),
+            (false, _) if !list.is_empty() => self.kept.record(&path, list, kept::Columns::Utf8),
+            (false, _) => {}
+        }
+    }
+
+    /// Every file's diagnostics by path: loaded buffers' as they are, and
+    /// for the other files what was kept while they are as they were then.
+    /// Reads the kept files' stamps off the runtime's thread.
+    pub async fn everywhere(self: &Arc<Self>) -> Vec<kept::Report> {
         self.settle().await;
-        let files = crate::mutex::lock(&self.files);
-        let mut all: Vec<(String, Vec<Value>)> = files
-            .values()
-            .map(|file| (file.path.clone(), file.raw.clone()))
+        let mirror = self.clone();
+        let kept = crate::task::spawn_blocking(move || mirror.kept.current())
+            .await
+            .unwrap_or_default();
+        let mut all: BTreeMap<String, kept::Report> = kept
+            .into_iter()
+            .map(|report| (report.path.clone(), report))
             .collect();
-        all.sort_by(|a, b| a.0.cmp(&b.0));
-        all
+        for file in crate::mutex::lock(&self.files).values() {
+            let live = kept::Report {
+                path: file.path.clone(),
+                diagnostics: file.raw.clone(),
+                columns: kept::Columns::Utf16,
+            };
+            all.insert(file.path.clone(), live);
+        }
+        all.into_values().collect()
     }
 
     /// Waits (bounded) for announced data.
@@ -213,6 +270,8 @@ mod tests {
             buf,
             uri: uri.map(str::to_owned),
             diagnostics,
+            loaded: true,
+            modified: false,
         }
     }
 
@@ -262,6 +321,67 @@ mod tests {
             buffer(2, None, json!([])),
         ]);
         assert_eq!(parsed(mirror.answer(ClientKind::Pi, None).await), json!({}));
+    }
+
+    #[tokio::test]
+    async fn what_the_servers_said_of_a_file_outlives_its_buffer_until_news_about_the_file() {
+        let dir = crate::scratch::Scratch::new("mirror-kept");
+        let (a, b) = (dir.join("a.c"), dir.join("b.c"));
+        std::fs::write(&a, "int a = x;\n").unwrap();
+        std::fs::write(&b, "int b = y;\n").unwrap();
+        let uri = |path: &std::path::Path| format!("file://{}", path.display());
+        let error = |message: &str| json!([{"severity": 1, "message": message}]);
+        let known = |mirror: &Arc<Mirror>| {
+            let mirror = mirror.clone();
+            async move {
+                let all = mirror.everywhere().await;
+                all.into_iter()
+                    .map(|r| (r.path, r.diagnostics[0]["message"].clone(), r.columns))
+                    .collect::<Vec<_>>()
+            }
+        };
+        let (a_path, b_path) = (a.display().to_string(), b.display().to_string());
+        let mirror = Arc::new(Mirror::default());
+
+        mirror.update(vec![buffer(1, Some(&uri(&a)), error("x"))]);
+        mirror.update(vec![buffer(1, None, json!([]))]);
+        assert_eq!(
+            known(&mirror).await,
+            [(a_path.clone(), json!("x"), kept::Columns::Utf16)],
+            "the buffer went, its file's report stays"
+        );
+        assert_eq!(parsed(mirror.answer(ClientKind::Pi, None).await), json!({}));
+
+        let mut closed = buffer(2, Some(&uri(&b)), error("y"));
+        closed.loaded = false;
+        mirror.update(vec![closed]);
+        let mut taken_back = buffer(2, Some(&uri(&b)), json!([]));
+        taken_back.loaded = false;
+        mirror.update(vec![taken_back]);
+        assert_eq!(
+            known(&mirror).await[1],
+            (b_path, json!("y"), kept::Columns::Utf8),
+            "a server's report on a closed file, in bytes; clearing it on close is no news"
+        );
+
+        let mut edited = buffer(3, Some(&uri(&a)), error("unsaved"));
+        edited.modified = true;
+        mirror.update(vec![edited]);
+        assert_eq!(
+            known(&mirror).await[0].1,
+            json!("unsaved"),
+            "the buffer's own"
+        );
+        mirror.update(vec![buffer(3, None, json!([]))]);
+        assert_eq!(
+            known(&mirror).await.len(),
+            1,
+            "what was said of a's file was no answer after the edit"
+        );
+
+        mirror.update(vec![buffer(4, Some(&uri(&a)), error("x"))]);
+        mirror.update(vec![buffer(4, Some(&uri(&a)), json!([]))]);
+        assert_eq!(known(&mirror).await.len(), 1, "a server found a clean");
     }
 
     #[tokio::test(start_paused = true)]

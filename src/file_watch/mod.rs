@@ -25,7 +25,7 @@ use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::mutex::lock;
 pub use batch::Changes;
-use stamp::Stamp;
+pub use stamp::Stamp;
 
 /// Handle on the watch; cheap to share.
 pub struct FileWatch {

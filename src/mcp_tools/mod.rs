@@ -8,6 +8,7 @@
 //! several tools share:
 //! * [`files`]    – open files, buffer text, showing a file.
 //! * [`problems`] – diagnostics of a file (loaded and waited for) or of all.
+//! * [`workspace_problems`] – the servers' workspace diagnostics, pulled.
 //! * [`search`]   – walking the project: globs, names, text, regex, trees.
 //! * [`lsp`]      – asking Neovim's language servers, locations and symbols.
 //! * [`lsp_answers`] – the servers' answers as Lua passes them on, read.
@@ -39,6 +40,7 @@ mod symbol_search;
 mod tools;
 mod user_schema;
 pub mod user_tools;
+mod workspace_problems;
 
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;

@@ -1,14 +1,20 @@
 //! `get_file_problems {filePath, errorsOnly}`, asked of Neovim (which loads
 //! the file and waits, boundedly, for its language servers' first
-//! diagnostics), and `get_project_problems {}`, answered from the host's
-//! diagnostics mirror. Positions are 1-based, columns in UTF-16 code units.
+//! diagnostics), and `get_project_problems {}`: the loaded buffers'
+//! diagnostics, what the servers reported for files no buffer holds now
+//! (kept until the file changes), and what the servers that offer it
+//! report for the workspace, pulled at each call. Positions are 1-based,
+//! columns in UTF-16 code units.
 
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Failure, Project, arguments, lsp};
+use super::lsp_answers::{Encoding, utf16_column};
+use super::workspace_problems::{self, PULL_TIMEOUT};
+use super::{Answer, Failure, Project, arguments, line_text, lsp};
+use crate::diagnostics::kept::{Columns, Pulled, Report};
 use crate::nvim::seam::LspQuery;
 use crate::state::State;
 
@@ -126,12 +132,23 @@ fn list(value: &Value) -> impl Iterator<Item = &Value> {
 }
 
 pub async fn project_problems(state: &State, project: &Project, _args: Value) -> Answer {
-    let files: Vec<(String, Vec<Value>)> = state
-        .diagnostics
-        .files()
-        .await
+    let pulled = workspace_problems::pull(state, project).await;
+    let reports = state.diagnostics.everywhere().await;
+    let project_copy = project.clone();
+    // Confining and naming each file reads the file system.
+    let inside = crate::task::spawn_blocking(move || {
+        reports
+            .into_iter()
+            .filter(|report| project_copy.confine(&report.path).is_ok())
+            .map(|report| (project_copy.relative(&report.path), report))
+            .collect::<Vec<_>>()
+    })
+    .await
+    .map_err(|e| Failure(format!("the project's problems could not be gathered: {e}")))?;
+    let inside = in_utf16(state, inside).await?;
+    let files: Vec<(String, Vec<Value>)> = inside
         .into_iter()
-        .map(|(path, raw)| (project.relative(&path), raw.iter().map(problem).collect()))
+        .map(|(path, report)| (path, report.diagnostics.iter().map(problem).collect()))
         .collect();
     let problems: Vec<Value> = files
         .iter()
@@ -143,7 +160,74 @@ pub async fn project_problems(state: &State, project: &Project, _args: Value) ->
             })
         })
         .collect();
-    Ok((render(&files), json!({"problems": problems})))
+    let mut structured = json!({"problems": problems});
+    if !pulled.silent.is_empty() {
+        structured["serversNotReported"] = json!(pulled.silent);
+    }
+    Ok((with_pull_notes(render(&files), &pulled), structured))
+}
+
+/// `text` with what the pull could not get.
+fn with_pull_notes(mut text: String, pulled: &Pulled) -> String {
+    if !pulled.silent.is_empty() {
+        text.push_str(&format!(
+            "\n({} reported no workspace diagnostics within {} s)",
+            pulled.silent.join(", "),
+            PULL_TIMEOUT.as_secs()
+        ));
+    }
+    for error in &pulled.errors {
+        text.push_str(&format!("\n(workspace diagnostics: {error})"));
+    }
+    text
+}
+
+/// Reports whose columns count other units than UTF-16 code units,
+/// converted with their lines' text (read off the UI thread).
+async fn in_utf16(
+    state: &State,
+    mut reports: Vec<(String, Report)>,
+) -> Result<Vec<(String, Report)>, Failure> {
+    let rows = line_text::rows(
+        reports
+            .iter()
+            .filter(|(_, report)| report.columns != Columns::Utf16)
+            .flat_map(|(_, report)| {
+                report.diagnostics.iter().flat_map(|d| {
+                    ["start", "end"].map(|end| (report.path.as_str(), line_of(d, end)))
+                })
+            }),
+    );
+    if rows.is_empty() {
+        return Ok(reports);
+    }
+    let texts = line_text::read(state, rows).await?;
+    for (_, report) in &mut reports {
+        let encoding = match report.columns {
+            Columns::Utf16 => continue,
+            Columns::Utf8 => Encoding::Utf8,
+            Columns::Utf32 => Encoding::Utf32,
+        };
+        for d in &mut report.diagnostics {
+            for end in ["start", "end"] {
+                let text = texts.get(&report.path, line_of(d, end));
+                if let Some(character) = d.pointer_mut(&format!("/range/{end}/character"))
+                    && let Some(index) = character.as_u64()
+                {
+                    *character = json!(utf16_column(text, index, encoding));
+                }
+            }
+        }
+        report.columns = Columns::Utf16;
+    }
+    Ok(reports)
+}
+
+/// The 0-based line of `range.start` or `range.end`.
+fn line_of(raw: &Value, end: &str) -> u64 {
+    raw.pointer(&format!("/range/{end}/line"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
 }
 
 fn severity_number(raw: &Value) -> u64 {

@@ -21,6 +21,7 @@ use crate::nvim::seam::{LuaCall, ProjectRoots};
 use crate::state::State;
 
 /// The project a call is about.
+#[derive(Clone)]
 pub struct Project {
     /// Where relative paths start and what answers are relative to: the
     /// call's `projectPath`, else Neovim's cwd, as Neovim spells it.

@@ -41,6 +41,7 @@ mod mcp_lsp_many;
 mod mcp_navigation;
 mod mcp_own_tools;
 mod mcp_patch_and_run;
+mod mcp_problems;
 mod mcp_python;
 mod mcp_raw;
 mod mcp_vcs_and_own_tools;

@@ -11,7 +11,7 @@ use crate::mcp_http::endpoint;
 use crate::pi_extension::require_node_deps;
 
 /// Neovim starts `cmd` for buffers of `filetype` in the work dir.
-async fn start_server(session: &Session, filetype: &str, name: &str, cmd: &[&str]) {
+pub(crate) async fn start_server(session: &Session, filetype: &str, name: &str, cmd: &[&str]) {
     let root = session.work_dir.canonicalize().unwrap();
     let cmd: Vec<String> = cmd.iter().map(|c| format!("{c:?}")).collect();
     session

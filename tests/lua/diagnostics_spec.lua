@@ -97,6 +97,8 @@ describe("diagnostics", function()
       {
         buf = buf,
         uri = vim.uri_from_fname(dir .. "/a.lua"),
+        loaded = true,
+        modified = true,
         diagnostics = {
           {
             severity = 2,
@@ -118,7 +120,9 @@ describe("diagnostics", function()
     local buf = vim.fn.bufnr(dir .. "/a.lua")
     settle()
     vim.diagnostic.reset(ns, buf)
-    expect(next_files()):equals({ { buf = buf, uri = vim.uri_from_fname(dir .. "/a.lua"), diagnostics = {} } })
+    expect(next_files()):equals({
+      { buf = buf, uri = vim.uri_from_fname(dir .. "/a.lua"), loaded = true, modified = true, diagnostics = {} },
+    })
   end)
 
   it("sends uri = vim.NIL for a buffer without a file", function()
@@ -201,6 +205,129 @@ describe("diagnostics", function()
     arrived = require("pi-ide.diagnostics").arrived(buf)
     expect(arrived.namespaces[ns]):equals(true)
     expect(arrived.empty):equals(1)
+  end)
+
+  -- A language server inside Neovim that publishes one error for each
+  -- file it is handed, and again when asked (`server.publish(uri, message)`).
+  local server = {}
+  local function start_server(buf)
+    vim.lsp.start({
+      name = "spec",
+      root_dir = dir,
+      cmd = function(dispatchers)
+        local closing = false
+        function server.publish(uri, message)
+          dispatchers.notification("textDocument/publishDiagnostics", {
+            uri = uri,
+            diagnostics = {
+              {
+                range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 1 } },
+                message = message,
+                severity = 1,
+              },
+            },
+          })
+        end
+        return {
+          request = function(method, _, callback)
+            vim.schedule(function()
+              callback(nil, method == "initialize" and { capabilities = { textDocumentSync = 1 } } or vim.NIL)
+            end)
+            return true, 1
+          end,
+          notify = function(method, params)
+            if method == "textDocument/didOpen" then
+              vim.schedule(function()
+                server.publish(params.textDocument.uri, "from the server")
+              end)
+            end
+            return true
+          end,
+          is_closing = function()
+            return closing
+          end,
+          terminate = function()
+            closing = true
+          end,
+        }
+      end,
+    }, { bufnr = buf })
+  end
+
+  -- The `diagnostics` notifications about `buf` so far, each file once.
+  local function about(buf)
+    local files = {}
+    for _, message in ipairs(sent) do
+      for _, file in ipairs(message.event == "diagnostics" and message.args[1] or {}) do
+        if file.buf == buf then
+          files[#files + 1] = file
+        end
+      end
+    end
+    return files
+  end
+
+  -- `buf`, a file the server reported on, with no change waiting.
+  local function reported(name)
+    local path = dir .. "/" .. name
+    vim.fn.writefile({ "x" }, path)
+    local buf = vim.fn.bufadd(path)
+    vim.fn.bufload(buf)
+    start_server(buf)
+    local idle = vim.wait(2000, function()
+      local files = about(buf)
+      return #files > 0 and #files[#files].diagnostics == 1 and require("pi-ide.diagnostics").idle()
+    end, 5)
+    expect(idle):equals(true)
+    sent = {}
+    return buf, vim.uri_from_fname(path)
+  end
+
+  -- Waits for the last notification about `buf` to say `uri`; none on the
+  -- way said the file was loaded and clean.
+  local function gone(buf, uri)
+    local done = vim.wait(2000, function()
+      local files = about(buf)
+      return #files > 0 and files[#files].uri == uri
+    end, 5)
+    expect(done):equals(true)
+    for _, file in ipairs(about(buf)) do
+      expect({ loaded_and_clean = file.uri ~= vim.NIL and file.loaded ~= false and #file.diagnostics == 0 }):equals({
+        loaded_and_clean = false,
+      })
+    end
+  end
+
+  it("sends a wiped buffer's file as gone, never as clean, when its server let go of it", function()
+    local buf = reported("wiped.lua")
+    vim.api.nvim_buf_delete(buf, {})
+    gone(buf, vim.NIL)
+  end)
+
+  it("sends an unloaded buffer's file as unloaded, never as clean, when its server let go of it", function()
+    local buf, uri = reported("unloaded.lua")
+    vim.api.nvim_buf_delete(buf, { unload = true })
+    gone(buf, uri)
+    local files = about(buf)
+    expect(files[#files].loaded):equals(false)
+  end)
+
+  it("sends what was waiting to go before a server lets go of the buffer", function()
+    local buf, uri = reported("waiting.lua")
+    server.publish(uri, "first")
+    server.publish(uri, "second")
+    vim.wait(2000, function()
+      return #vim.diagnostic.get(buf) == 1 and vim.diagnostic.get(buf)[1].message == "second"
+    end, 5)
+    vim.api.nvim_buf_delete(buf, {})
+    gone(buf, vim.NIL)
+    local last_loaded
+    for _, file in ipairs(about(buf)) do
+      if file.uri ~= vim.NIL then
+        last_loaded = file
+      end
+    end
+    expect(last_loaded and last_loaded.diagnostics[1].message):equals("second")
   end)
 
   it("sends every buffer with diagnostics when the host starts, and an empty snapshot without any", function()

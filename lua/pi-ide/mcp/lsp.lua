@@ -6,8 +6,9 @@
 -- with line text off the UI thread (so nothing here grows with the answer
 -- beyond passing it on). Kinds: hover, definition, references,
 -- implementation, type_definition, declaration, symbols (of
--- a file), workspace_symbols (query.text) and problems (a file's
--- diagnostics, see mcp/problems.lua).
+-- a file), workspace_symbols (query.text), problems (a file's
+-- diagnostics, see mcp/problems.lua) and workspace_diagnostics (pulled
+-- from the servers that offer them, ditto).
 local lsp_buffer = require("pi-ide.mcp.buffer")
 local answer, convert = lsp_buffer.answer, lsp_buffer.convert
 
@@ -165,6 +166,11 @@ end
 function M.request(query)
   if query.kind == "workspace_symbols" then
     return workspace_symbols(query)
+  end
+  if query.kind == "workspace_diagnostics" then
+    return require("pi-ide.mcp.problems").workspace(query, function(payload)
+      answer(query.id, payload)
+    end)
   end
   if item_methods[query.kind] then
     return about_item(query, item_methods[query.kind])

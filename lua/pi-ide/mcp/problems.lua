@@ -2,6 +2,8 @@
 -- have published their first ones. A freshly loaded file gives its servers
 -- time to attach; then a timer looks, without blocking Neovim, until every
 -- attached client has published for the buffer or the query's time is up.
+-- And for get_project_problems, the workspace diagnostics of the servers
+-- that offer them, asked with callbacks and cut to bounds.
 local diagnostics = require("pi-ide.diagnostics")
 
 local M = {}
@@ -90,6 +92,90 @@ function M.wait(buf, was_loaded, query, done)
       end
     end)
   )
+end
+
+-- At most this many file reports, and diagnostics in all, go to the host.
+M.max_reports = 1000
+M.max_diagnostics = 10000
+
+--- The clients whose servers report diagnostics for the whole workspace.
+local function pulling_clients()
+  return vim.tbl_filter(function(client)
+    local provider = client.server_capabilities and client.server_capabilities.diagnosticProvider
+    return type(provider) == "table" and provider.workspaceDiagnostics == true
+  end, vim.lsp.get_clients())
+end
+
+--- `report.items` cut to what `left` allows; the new `left`.
+local function cut(report, left)
+  local items = type(report.items) == "table" and report.items or {}
+  if #items > left then
+    report.items = vim.list_slice(items, 1, left)
+  end
+  return left - #(report.items or {})
+end
+
+--- workspace/diagnostic asked of every client that offers it; calls
+--- `done(payload)` once all answered or `query.timeout_ms` passed:
+--- `{ result = { responses = {{client, encoding, reports}}, silent, errors } }`,
+--- or `{ no_server = true }`. Requests still running then are cancelled.
+function M.workspace(query, done)
+  local clients = pulling_clients()
+  if #clients == 0 then
+    return done({ no_server = true })
+  end
+  -- client -> request id, while unanswered; answered, even at once.
+  local responses, errors, running, answered = {}, {}, {}, {}
+  local reports_left, diagnostics_left = M.max_reports, M.max_diagnostics
+  local sending, finished = true, false
+  local function finish()
+    if finished then
+      return
+    end
+    finished = true
+    local unanswered = {}
+    for client, id in pairs(running) do
+      table.insert(unanswered, client.name)
+      client:cancel_request(id)
+    end
+    table.sort(unanswered)
+    done({ result = { responses = responses, silent = unanswered, errors = errors } })
+  end
+  local function take(client, err, result)
+    answered[client], running[client] = true, nil
+    if err then
+      table.insert(errors, client.name .. ": " .. tostring(err.message or err))
+    elseif type(result) == "table" and type(result.items) == "table" then
+      local reports = vim.list_slice(result.items, 1, reports_left)
+      reports_left = reports_left - #reports
+      for _, report in ipairs(reports) do
+        diagnostics_left = cut(report, diagnostics_left)
+      end
+      table.insert(responses, { client = client.name, encoding = client.offset_encoding, reports = reports })
+    end
+    if not sending and next(running) == nil then
+      finish()
+    end
+  end
+  for _, client in ipairs(clients) do
+    local provider = client.server_capabilities.diagnosticProvider
+    local params = { identifier = provider.identifier, previousResultIds = {} }
+    local ok, id = client:request("workspace/diagnostic", params, function(err, result)
+      if not finished then
+        take(client, err, result)
+      end
+    end)
+    if not ok then
+      table.insert(errors, client.name .. ": the request could not be sent")
+    elseif not answered[client] then
+      running[client] = id
+    end
+  end
+  sending = false
+  if next(running) == nil then
+    return finish()
+  end
+  vim.defer_fn(finish, query.timeout_ms or 2000)
 end
 
 return M

@@ -1,5 +1,7 @@
-//! `get_project_problems`: Every problem (diagnostic) Neovim knows, per
-//! file; lines and columns are 1-based.
+//! `get_project_problems`: the problems (diagnostics) of the project's
+//! files that Neovim's language servers reported: for loaded files, files
+//! looked at and let go of (until the file changes), and the workspace
+//! reports of servers that offer them, asked at each call.
 
 use serde_json::json;
 
@@ -7,7 +9,7 @@ use super::Tool;
 
 pub const TOOL: Tool = Tool {
     name: "get_project_problems",
-    description: "Every problem (diagnostic) Neovim knows, per file; lines and columns are 1-based.",
+    description: "Problems (diagnostics) of the project's files, per file; lines and columns are 1-based (columns in UTF-16 code units). Covers: files loaded in Neovim, as they are now; files opened and closed since, by the tools or the person (what their language servers last reported, kept until the file changes on disk or a server reports on it again); and what language servers that offer workspace diagnostics (LSP workspace/diagnostic) report for the whole workspace, asked at each call (2 s at most; servers that did not answer are named). Files nobody opened are not checked otherwise: use lint_files or get_file_problems for them.",
     properties: || json!({}),
     required: &[],
     waits_for_the_person: false,
