@@ -45,6 +45,11 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
                 });
             }
         }
+        EditorEvent::DiffClosed(id) => {
+            if let Some(diff) = state.diffs.take(id) {
+                diff.answer(DiffOutcome::Closed);
+            }
+        }
         EditorEvent::DiffEdited(edit) => state.diff_edited(edit),
         EditorEvent::Suggest(request) => suggest::start(state, request),
         EditorEvent::SuggestCancel(token) => suggest::cancel(state, token),

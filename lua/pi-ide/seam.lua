@@ -32,9 +32,10 @@ M.calls = {
   open_diff = function(spec)
     return require("pi-ide.diff").open(spec)
   end,
-  -- The agent closed diff `id`; `reason` says why when it was not the agent's choice.
-  close_diff = function(id, reason)
-    require("pi-ide.diff").close(id, reason)
+  -- The agent closed diff `id`; `reason` says why when it was not the agent's
+  -- choice; `taken`: the agent took the proposal, the person's edits included.
+  close_diff = function(id, reason, taken)
+    require("pi-ide.diff").close(id, reason, taken)
   end,
   -- Companion closeDiff: the proposal of diff `id` as the person left it, or nil.
   diff_text = function(id)
@@ -190,6 +191,7 @@ end
 M.EVENTS = {
   "selection", -- positions table: the cursor/selection of a file buffer, debounced
   "diff_decided", -- id, accepted, text?: the person decided on diff `id`
+  "diff_closed", -- id: the person closed diff `id` without deciding
   "cwd", -- dir, root: Neovim's global cwd changed, and its project root
   "suggest", -- request table: ask the pi agent for suggestions
   "suggest_cancel", -- token: the person moved on

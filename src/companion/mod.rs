@@ -1,7 +1,7 @@
 //! The IDE companion protocol Gemini CLI and Qwen Code speak in IDE mode
 //! (MCP over Streamable HTTP): the two tools it adds, `openDiff` and
 //! `closeDiff`, and the notifications it expects, `ide/contextUpdate`,
-//! `ide/diffAccepted` and `ide/diffRejected`. The endpoint's other tools
+//! `ide/diffAccepted`, `ide/diffRejected` and `ide/diffClosed`. The endpoint's other tools
 //! are served to these clients as to any MCP client. Knows nothing about
 //! HTTP.
 //!
@@ -23,7 +23,7 @@ pub fn tools() -> Vec<Value> {
     vec![
         json!({
             "name": "openDiff",
-            "description": "Show a proposed change of a file as a diff in Neovim. Answered at once; the person's decision follows as ide/diffAccepted (with the final text) or ide/diffRejected. Neovim never writes the file.",
+            "description": "Show a proposed change of a file as a diff in Neovim. Answered at once; how it ends follows as ide/diffAccepted (with the final text), ide/diffRejected or ide/diffClosed (closed without a decision). Neovim never writes the file.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -35,12 +35,12 @@ pub fn tools() -> Vec<Value> {
         }),
         json!({
             "name": "closeDiff",
-            "description": "Close the diff of a file (the person decided elsewhere); answers JSON text {\"content\": the proposal as the person left it, or null}.",
+            "description": "Close the diff of a file; answers JSON text {\"content\": the proposal as the person left it, or null}. ide/diffClosed follows unless suppressNotification is true (the person decided in the CLI's prompt).",
             "inputSchema": {
                 "type": "object",
                 "properties": {
                     "filePath": {"type": "string", "description": "absolute path given to openDiff"},
-                    "suppressNotification": {"type": "boolean"},
+                    "suppressNotification": {"type": "boolean", "description": "true: no ide/diffClosed follows"},
                 },
                 "required": ["filePath"],
             },

@@ -161,11 +161,30 @@ impl State {
     pub fn finish_diff(&self, diff: PendingDiff, outcome: DiffOutcome) {
         let reason = match &outcome {
             DiffOutcome::Rejected { reason } => reason.clone(),
-            DiffOutcome::Accepted(_) => None,
+            DiffOutcome::Accepted(_) | DiffOutcome::Closed => None,
         };
         self.editor.push(LuaCall::CloseDiff {
             id: diff.id,
             reason,
+            taken: false,
+        });
+        diff.answer(outcome);
+    }
+
+    /// Closes a diff the agent took back, telling the person `notice`;
+    /// `taken`: the agent has the proposal as they left it, so their edits
+    /// need no copy in Neovim. Answers it `outcome`.
+    pub fn take_back_diff(
+        &self,
+        diff: PendingDiff,
+        notice: String,
+        taken: bool,
+        outcome: DiffOutcome,
+    ) {
+        self.editor.push(LuaCall::CloseDiff {
+            id: diff.id,
+            reason: Some(notice),
+            taken,
         });
         diff.answer(outcome);
     }

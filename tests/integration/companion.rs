@@ -146,11 +146,12 @@ impl Cli {
         }
     }
 
-    /// The next diff decision (`ide/diffAccepted` or `ide/diffRejected`).
+    /// The next notification of how a diff ended (`ide/diffAccepted`,
+    /// `ide/diffRejected` or `ide/diffClosed`).
     async fn decision(&mut self) -> Value {
         let is_decision = |message: &Value| {
             let method = message["notification"]["method"].as_str().unwrap_or("");
-            method == "ide/diffAccepted" || method == "ide/diffRejected"
+            method.starts_with("ide/diff")
         };
         if let Some(at) = self.backlog.iter().position(is_decision) {
             return self.backlog.remove(at)["notification"].clone();
@@ -448,8 +449,9 @@ async fn open_diff_is_answered_at_once_and_decided_by_notification() {
         json!({"jsonrpc": "2.0", "method": "ide/diffRejected", "params": {"filePath": file_path}})
     );
 
-    // Decided in the CLI's prompt: closeDiff gets the text as the person
-    // left it, as JSON text, and no rejection follows.
+    // Decided in the CLI's prompt: closeDiff (with suppressNotification,
+    // as the CLI sends it then) gets the text as the person left it, as
+    // JSON text, and no notification follows.
     cli.call("openDiff", open.clone()).await;
     let diffs = session.wait_diffs(1).await;
     let buf = diffs[0]["proposed_buf"].as_i64().unwrap();
@@ -458,7 +460,12 @@ async fn open_diff_is_answered_at_once_and_decided_by_notification() {
             "vim.api.nvim_buf_set_lines({buf}, 0, 1, false, {{'ONE'}})"
         ))
         .await;
-    let closed = cli.call("closeDiff", json!({"filePath": file_path})).await;
+    let closed = cli
+        .call(
+            "closeDiff",
+            json!({"filePath": file_path, "suppressNotification": true}),
+        )
+        .await;
     let text = closed["content"][0]["text"].as_str().unwrap();
     assert_eq!(
         serde_json::from_str::<Value>(text).unwrap(),
@@ -495,6 +502,178 @@ async fn open_diff_is_answered_at_once_and_decided_by_notification() {
         decided,
         json!({"jsonrpc": "2.0", "method": "ide/diffRejected", "params": {"filePath": "/etc/passwd"}})
     );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\n");
+}
+
+#[tokio::test]
+async fn a_diff_closed_without_a_decision_is_ide_diff_closed() {
+    let session = Session::start().await;
+    let path = session.write_file("a.txt", "one\n");
+    let file_path = path.to_str().unwrap().to_owned();
+    let mut cli = Cli::connect(&session, "gemini").await;
+    let open = json!({"filePath": file_path, "newContent": "one\ntwo\n"});
+    let closed =
+        json!({"jsonrpc": "2.0", "method": "ide/diffClosed", "params": {"filePath": file_path}});
+
+    // Its tab closed.
+    cli.call("openDiff", open.clone()).await;
+    session.wait_diffs(1).await;
+    session
+        .exec(&format!(
+            "require('pi-ide.diff').show('{file_path}'); vim.cmd.tabclose()"
+        ))
+        .await;
+    assert_eq!(cli.decision().await, closed);
+    session.wait_diffs(0).await;
+
+    // The proposal's buffer wiped.
+    cli.call("openDiff", open.clone()).await;
+    let diffs = session.wait_diffs(1).await;
+    let buf = diffs[0]["proposed_buf"].as_i64().unwrap();
+    session
+        .exec(&format!(
+            "vim.api.nvim_buf_delete({buf}, {{ force = true }})"
+        ))
+        .await;
+    assert_eq!(cli.decision().await, closed);
+    session.wait_diffs(0).await;
+
+    // Rejecting is a decision: ide/diffRejected, as before.
+    cli.call("openDiff", open).await;
+    session.wait_diffs(1).await;
+    session
+        .exec(&format!("require('pi-ide.diff').reject('{file_path}')"))
+        .await;
+    assert_eq!(cli.decision().await["method"], "ide/diffRejected");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\n");
+}
+
+#[tokio::test]
+async fn close_diff_is_followed_by_ide_diff_closed_unless_suppressed() {
+    let session = Session::start().await;
+    let path = session.write_file("a.txt", "one\n");
+    let file_path = path.to_str().unwrap().to_owned();
+    let mut cli = Cli::connect(&session, "gemini").await;
+    let open = json!({"filePath": file_path, "newContent": "one\ntwo\n"});
+    let answered = |result: &Value| {
+        serde_json::from_str::<Value>(result["content"][0]["text"].as_str().unwrap()).unwrap()
+    };
+
+    // The CLI takes its diff back (it leaves IDE mode): it hears that the
+    // diff closed, with the proposal as the person left it.
+    cli.call("openDiff", open.clone()).await;
+    session.wait_diffs(1).await;
+    let result = cli.call("closeDiff", json!({"filePath": file_path})).await;
+    assert_eq!(answered(&result), json!({"content": "one\ntwo\n"}));
+    assert_eq!(
+        cli.decision().await,
+        json!({"jsonrpc": "2.0", "method": "ide/diffClosed",
+               "params": {"filePath": file_path, "content": "one\ntwo\n"}})
+    );
+    session.wait_diffs(0).await;
+
+    // The person answered in the CLI's prompt: nothing follows the answer.
+    cli.call("openDiff", open).await;
+    session.wait_diffs(1).await;
+    let result = cli
+        .call(
+            "closeDiff",
+            json!({"filePath": file_path, "suppressNotification": true}),
+        )
+        .await;
+    assert_eq!(answered(&result), json!({"content": "one\ntwo\n"}));
+    session.wait_diffs(0).await;
+    // A marker sent after it: a refused openDiff is rejected at once. The
+    // first diff notification to arrive must be the marker's.
+    cli.call(
+        "openDiff",
+        json!({"filePath": "/etc/passwd", "newContent": "x"}),
+    )
+    .await;
+    assert_eq!(
+        cli.decision().await,
+        json!({"jsonrpc": "2.0", "method": "ide/diffRejected", "params": {"filePath": "/etc/passwd"}})
+    );
+}
+
+/// Whether a buffer of the person's kept edits exists: its lines.
+async fn kept_edits(session: &Session) -> Value {
+    session
+        .lua(
+            "for _, b in ipairs(vim.api.nvim_list_bufs()) do
+               if vim.api.nvim_buf_get_name(b):find('your edits', 1, true) then
+                 return vim.api.nvim_buf_get_lines(b, 0, -1, false)
+               end
+             end",
+        )
+        .await
+}
+
+/// Opens a diff of `file_path`, edits its first line, and has the CLI
+/// close it as it does when the person answers in its prompt.
+async fn edit_then_answer_in_the_prompt(session: &Session, cli: &mut Cli, file_path: &str) {
+    cli.call(
+        "openDiff",
+        json!({"filePath": file_path, "newContent": "one\ntwo\n"}),
+    )
+    .await;
+    let diffs = session.wait_diffs(1).await;
+    let buf = diffs[0]["proposed_buf"].as_i64().unwrap();
+    session
+        .exec(&format!(
+            "vim.api.nvim_buf_set_lines({buf}, 0, 1, false, {{'mine'}})"
+        ))
+        .await;
+    let result = cli
+        .call(
+            "closeDiff",
+            json!({"filePath": file_path, "suppressNotification": true}),
+        )
+        .await;
+    assert_eq!(
+        result["content"][0]["text"],
+        json!({"content": "mine\ntwo\n"}).to_string()
+    );
+    session.wait_diffs(0).await;
+}
+
+#[tokio::test]
+async fn after_close_diff_the_person_is_told_where_their_edits_went() {
+    let session = Session::start().await;
+    let path = session.write_file("a.txt", "one\n");
+    let file_path = path.to_str().unwrap().to_owned();
+
+    // Gemini CLI writes the proposal closeDiff answers, edits included.
+    let mut gemini = Cli::connect(&session, "gemini").await;
+    edit_then_answer_in_the_prompt(&session, &mut gemini, &file_path).await;
+    let told = eventually("what became of the edits", || async {
+        let told = session.notifications().await;
+        told.into_iter().find(|m| m.contains("closed the diff"))
+    })
+    .await;
+    assert_eq!(
+        told,
+        "pi-ide: Gemini CLI closed the diff (you answered in its prompt): it took your edits to the proposal for a.txt"
+    );
+    assert_eq!(kept_edits(&session).await, Value::Null, "nothing to keep");
+
+    // Qwen Code applies its own proposal then: the edits stay in Neovim.
+    session.exec("_G.notified = {}").await;
+    let mut qwen = Cli::connect(&session, "qwen").await;
+    edit_then_answer_in_the_prompt(&session, &mut qwen, &file_path).await;
+    let told = eventually("what became of the edits", || async {
+        let told = session.notifications().await;
+        told.into_iter().find(|m| m.contains("closed the diff"))
+    })
+    .await;
+    assert!(
+        told.starts_with(
+            "pi-ide: Qwen Code closed the diff (you answered in its prompt; an accept there applies its own proposal): \
+             your edits to the proposal for a.txt are kept in buffer "
+        ),
+        "{told}"
+    );
+    assert_eq!(kept_edits(&session).await, json!(["mine", "two"]));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\n");
 }
 

@@ -1,6 +1,6 @@
--- Tells the host, once, what the person decided about a diff. An accepted
--- proposal is sent as the buffer holds it now: the person's edits included,
--- in the buffer's line endings.
+-- Tells the host, once, what the person decided about a diff, or that they
+-- closed it without deciding. An accepted proposal is sent as the buffer
+-- holds it now: the person's edits included, in the buffer's line endings.
 local seam = require("pi-ide.seam")
 
 local M = {}
@@ -20,13 +20,16 @@ function M.text(entry)
 end
 
 --- Reports `accepted` for `entry` unless it is settled already; true if it
---- was reported now.
-function M.report(entry, accepted)
+--- was reported now. `closed`: not a decision, the person closed the diff
+--- (a rejection to every agent but Gemini CLI's and Qwen Code's).
+function M.report(entry, accepted, closed)
   if entry.decided then
     return false
   end
   entry.decided, entry.accepted = true, accepted
-  if accepted then
+  if closed then
+    seam.notify("diff_closed", entry.id)
+  elseif accepted then
     seam.notify("diff_decided", entry.id, true, proposal_text(entry.proposed_buf))
     -- The agent writes an openDiff's file; the host applies an MCP edit itself.
     if not entry.edit then

@@ -55,33 +55,35 @@ local function teardown(entry)
 end
 
 -- Reports the person's decision to the host, once, then closes the diff.
-local function decide(entry, accepted)
+-- `closed`: they closed it without deciding (a rejection for most agents).
+local function decide(entry, accepted, closed)
   if accepted and entry.loading then
     util.notify("the diff is still loading; accept it once it is shown", vim.log.levels.WARN)
     return
   end
-  if decision.report(entry, accepted) then
+  if decision.report(entry, accepted, closed) then
     teardown(entry)
   end
 end
 
 -- The person edited a proposal the agent took back: their text goes to a
--- buffer of its own instead of vanishing with the tab.
-local function keep_edits(entry, reason)
+-- buffer of its own instead of vanishing with the tab, unless the agent
+-- `taken` it with their edits.
+local function keep_edits(entry, reason, taken)
   local buf = entry.proposed_buf
   -- While a large diff loads, its buffer is modified by the text arriving.
   if entry.loading or not (buf and vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified) then
     return
   end
+  local name = vim.fn.fnamemodify(entry.path, ":~:.")
+  if taken then
+    util.notify(("%s: it took your edits to the proposal for %s"):format(reason, name))
+    return
+  end
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   local kept = require("pi-ide.diff.kept").buffer(entry.path, lines, ("your edits #%d"):format(entry.id))
   util.notify(
-    ("%s: your edits to the proposal for %s are kept in buffer %d (:b %d)"):format(
-      reason,
-      vim.fn.fnamemodify(entry.path, ":~:."),
-      kept,
-      kept
-    ),
+    ("%s: your edits to the proposal for %s are kept in buffer %d (:b %d)"):format(reason, name, kept, kept),
     vim.log.levels.WARN
   )
 end
@@ -107,7 +109,13 @@ function M.open(spec)
   end
   local ok, err = pcall(layout.open, spec, entry, focus, ready)
   if ok then
-    ok, err = pcall(require("pi-ide.diff.triggers").install, entry, { decide = decide, restore = layout.restore })
+    ok, err = pcall(require("pi-ide.diff.triggers").install, entry, {
+      decide = decide,
+      close = function(closing)
+        decide(closing, false, true)
+      end,
+      restore = layout.restore,
+    })
   end
   if not ok then
     entry.decided = true
@@ -138,12 +146,13 @@ function M.part(id, kind, first, a, b)
 end
 
 --- Seam `close_diff`: the agent (or shutdown) closed diff `id`, for
---- `reason` (nil: the agent closed it); no decision is sent.
-function M.close(id, reason)
+--- `reason` (nil: the agent closed it); no decision is sent. `taken`: the
+--- agent took the proposal, the person's edits included.
+function M.close(id, reason, taken)
   local entry = diffs[id]
   if entry then
     entry.decided = true
-    keep_edits(entry, (reason ~= nil and reason ~= vim.NIL) and reason or "the agent closed the diff")
+    keep_edits(entry, (reason ~= nil and reason ~= vim.NIL) and reason or "the agent closed the diff", taken == true)
     teardown(entry)
   end
 end

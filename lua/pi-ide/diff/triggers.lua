@@ -1,9 +1,9 @@
 -- What the person does in a diff tab that decides it, and what does not.
--- Decides: `:w` (or the accept key) in either window; closing the last
--- window of either side, or the tab (a proposal with edits asks first);
--- wiping a side's buffer. Does not: showing another buffer in a window
--- (`:e`, `gf`, `:b`, pickers), or `:wa` and auto-save plugins writing
--- buffers they were not asked to.
+-- Accepts: `:w` (or the accept key) in either window. Closes it undecided,
+-- a rejection for most agents: closing the last window of either side, or
+-- the tab (a proposal with edits asks first); wiping a side's buffer. Does
+-- nothing: showing another buffer in a window (`:e`, `gf`, `:b`, pickers),
+-- or `:wa` and auto-save plugins writing buffers they were not asked to.
 local M = {}
 
 -- `:wa`, `:wqa`, `:xa` and friends write every buffer without a decision.
@@ -21,11 +21,11 @@ local function edited(entry)
   return vim.api.nvim_buf_is_valid(entry.proposed_buf) and vim.bo[entry.proposed_buf].modified
 end
 
--- A side's last window closed: reject, or, if the person keeps their
--- edited proposal, put the tab back together.
+-- A side's last window closed: close the diff, or, if the person keeps
+-- their edited proposal, put the tab back together.
 local function side_closed(entry, actions)
   if not edited(entry) then
-    actions.decide(entry, false)
+    actions.close(entry)
     return
   end
   local name = vim.fn.fnamemodify(entry.path, ":t")
@@ -35,14 +35,15 @@ local function side_closed(entry, actions)
     2
   )
   if choice == 1 then
-    actions.decide(entry, false)
+    actions.close(entry)
   else
     actions.restore(entry)
   end
 end
 
 --- Installs the autocmds of one diff. `actions.decide(entry, accepted)`
---- reports a decision; `actions.restore(entry)` shows both sides again.
+--- reports a decision, `actions.close(entry)` that the person closed it
+--- undecided; `actions.restore(entry)` shows both sides again.
 function M.install(entry, actions)
   local group = entry.group
   for _, buf in ipairs({ entry.proposed_buf, entry.original_buf }) do
@@ -66,7 +67,7 @@ function M.install(entry, actions)
       group = group,
       buffer = buf,
       callback = function()
-        actions.decide(entry, false)
+        actions.close(entry)
       end,
     })
   end

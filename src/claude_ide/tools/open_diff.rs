@@ -130,7 +130,9 @@ async fn confined(state: &State, old: &str, new: &str) -> Result<(), String> {
 fn reply(tab_name: &str, outcome: DiffOutcome) -> Value {
     match outcome {
         DiffOutcome::Accepted(text) => text_content(&["FILE_SAVED", text.as_str()]),
-        DiffOutcome::Rejected { reason: None } => text_content(&["DIFF_REJECTED", tab_name]),
+        DiffOutcome::Rejected { reason: None } | DiffOutcome::Closed => {
+            text_content(&["DIFF_REJECTED", tab_name])
+        }
         DiffOutcome::Rejected {
             reason: Some(reason),
         } => text_content(&["DIFF_REJECTED", tab_name, reason.as_str()]),

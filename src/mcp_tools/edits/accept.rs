@@ -121,7 +121,7 @@ pub async fn accepted(
                 accepted = now.proposal(&text);
                 rebased_on = Some(now);
             }
-            DiffOutcome::Rejected { reason: None } => return Fate::Declined,
+            DiffOutcome::Rejected { reason: None } | DiffOutcome::Closed => return Fate::Declined,
             DiffOutcome::Rejected {
                 reason: Some(reason),
             } => return Fate::NotShown(reason),

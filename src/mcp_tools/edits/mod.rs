@@ -121,7 +121,7 @@ pub async fn propose(
             DiffOutcome::Accepted(text) => {
                 accept::accepted(state, project, &change, &proposal, &text, shown_as).await
             }
-            DiffOutcome::Rejected { reason: None } => Fate::Declined,
+            DiffOutcome::Rejected { reason: None } | DiffOutcome::Closed => Fate::Declined,
             DiffOutcome::Rejected {
                 reason: Some(reason),
             } => Fate::NotShown(reason),

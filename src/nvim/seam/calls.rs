@@ -23,6 +23,9 @@ pub enum LuaCall {
         id: u64,
         /// Why, for the person: "the agent disconnected", a newer diff, …
         reason: Option<String>,
+        /// The agent took the proposal as the person left it, their edits
+        /// included: Lua keeps no copy of them.
+        taken: bool,
     },
     Positions,
     /// The proposal of open diff `id` as the person left it (companion `closeDiff`).
@@ -188,9 +191,11 @@ impl LuaCall {
             LuaCall::Started(info) => vec![msgpack(&info)?],
             LuaCall::Client(event, client) => vec![Value::from(event.as_str()), msgpack(&client)?],
             LuaCall::OpenDiff(view) => vec![msgpack(&view)?],
-            LuaCall::CloseDiff { id, reason } => {
-                vec![Value::from(id), reason.map_or(Value::Nil, Value::from)]
-            }
+            LuaCall::CloseDiff { id, reason, taken } => vec![
+                Value::from(id),
+                reason.map_or(Value::Nil, Value::from),
+                Value::from(taken),
+            ],
             LuaCall::Positions => vec![],
             LuaCall::Suggestions { token, outcome } => match outcome {
                 Ok(list) => vec![Value::from(token), msgpack(&list)?, Value::Nil],
@@ -352,6 +357,7 @@ mod tests {
             LuaCall::CloseDiff {
                 id: 3,
                 reason: Some("the agent disconnected".into()),
+                taken: false,
             },
             LuaCall::Positions,
             LuaCall::DiffText { id: 3 },

@@ -61,6 +61,8 @@ pub enum EditorEvent {
     /// The current window shows no file.
     NoFile,
     DiffDecided(Decision),
+    /// The person closed diff `id` without deciding.
+    DiffClosed(u64),
     Cwd {
         dir: String,
         /// The git root of `dir`, else `dir`.
@@ -95,6 +97,7 @@ impl EditorEvent {
     pub const NAMES: &[&str] = &[
         "selection",
         "diff_decided",
+        "diff_closed",
         "cwd",
         "suggest",
         "suggest_cancel",
@@ -128,6 +131,7 @@ impl EditorEvent {
                 };
                 Some(EditorEvent::DiffDecided(Decision { id, accepted }))
             }
+            "diff_closed" => Some(EditorEvent::DiffClosed(args.first()?.as_u64()?)),
             "cwd" => {
                 let dir = args.first()?.as_str()?.to_owned();
                 let root = match args.get(1) {
@@ -207,6 +211,10 @@ mod tests {
                 id: 4,
                 accepted: None
             }))
+        ));
+        assert!(matches!(
+            EditorEvent::parse("diff_closed", &[Value::from(5)]),
+            Some(EditorEvent::DiffClosed(5))
         ));
         assert!(
             matches!(EditorEvent::parse("cwd", &[Value::from("/w/sub"), Value::from("/w")]), Some(EditorEvent::Cwd { dir, root }) if dir == "/w/sub" && root == "/w")
@@ -325,6 +333,7 @@ mod tests {
         for (name, args) in [
             ("diff_decided", vec![Value::from("x")]),
             ("diff_decided", vec![Value::from(1), Value::from(true)]),
+            ("diff_closed", vec![]),
             ("selection", vec![Value::from(1)]),
             ("diagnostics", vec![Value::from("x")]),
             ("cwd", vec![]),

@@ -9,7 +9,7 @@
 //! | `started`     | info                    | server listening, lockfile written         |
 //! | `client`      | event, client           | a client connected / initialized / updated / left (client: id, kind, name?, pid?) |
 //! | `open_diff`   | view                    | `openDiff`; a Lua error means `DIFF_REJECTED` |
-//! | `close_diff`  | id, reason?             | the agent closed diff `id` (and why)       |
+//! | `close_diff`  | id, reason?, taken      | the agent closed diff `id` (and why); `taken`: it took the proposal as the person left it, so their edits are not kept |
 //! | `positions`   | –                       | a client initialized: current context      |
 //! | `diff_text`   | id                      | companion `closeDiff`: the proposal of diff `id` as the person left it, or nil |
 //! | `suggestions` | token, list?, error?    | suggestions (or an error) for token        |
@@ -46,6 +46,7 @@
 //! |-----------------------|-----------------------|------------------------------------------|
 //! | `selection`           | positions             | debounced cursor/selection of a file     |
 //! | `diff_decided`        | id, accepted, text?   | the person accepted/rejected diff `id`   |
+//! | `diff_closed`         | id                    | the person closed diff `id` without deciding (its tab, a side's last window, a side's buffer) |
 //! | `cwd`                 | dir, root             | Neovim's cwd changed (workspace folder), and its project root |
 //! | `suggest`             | request               | ask the pi agent for inline suggestions  |
 //! | `suggest_cancel`      | token                 | the person moved on: cancel that request |
