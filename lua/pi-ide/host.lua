@@ -222,6 +222,7 @@ local function on_exit(_, code)
     end
   end
   state.socket, state.socket_error = nil, nil
+  require("pi-ide.cli_env").withdraw()
   util.emit("PiIdeStopped", { code = code })
   if was_stopping then
     return
@@ -393,6 +394,7 @@ function M.on_started(info)
   if info.companion_error and info.companion_error ~= vim.NIL then
     util.notify(info.companion_error .. "\nGemini CLI / Qwen Code will not find Neovim", vim.log.levels.WARN)
   end
+  require("pi-ide.cli_env").export(M.status())
   util.emit("PiIdeStarted", { port = info.port, lockfile = info.lockfile })
   return true
 end

@@ -9,6 +9,7 @@ mod agent_terminal;
 mod agents;
 mod claude_discovery;
 mod claude_tools;
+mod cli_environment;
 mod companion;
 mod confinement;
 mod context_socket;

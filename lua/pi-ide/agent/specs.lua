@@ -144,16 +144,6 @@ function M.needs_host(spec)
   return spec.kind == "pi" and opts.nvim and config.values.mcp.enabled
 end
 
---- The companion port the host serves CLI `kind` on, or nil.
-local function companion_port(status, kind)
-  for _, announced in ipairs(status.companions or {}) do
-    if announced.client == kind then
-      return tostring(announced.port)
-    end
-  end
-  return nil
-end
-
 --- The command that starts `spec` with `args` (words) after its own:
 --- a list stays a list, a string gets the words shell-quoted.
 function M.command(spec, args, status)
@@ -180,12 +170,10 @@ function M.environment(spec, status)
     env.CLAUDE_CODE_SSE_PORT = tostring(status.port)
     env.ENABLE_IDE_INTEGRATION = "true"
     env.FORCE_CODE_TERMINAL = "true"
-  elseif spec.kind == "gemini" and companion_port(status, "gemini") then
-    -- Gemini CLI picks this Neovim even when another shares the workspace.
-    env.GEMINI_CLI_IDE_PID = tostring(vim.fn.getpid())
-    env.GEMINI_CLI_IDE_SERVER_PORT = companion_port(status, "gemini")
-  elseif spec.kind == "qwen" and companion_port(status, "qwen") then
-    env.QWEN_CODE_IDE_SERVER_PORT = companion_port(status, "qwen")
+  elseif spec.kind == "gemini" or spec.kind == "qwen" then
+    -- Neovim's own environment has them too, but a tmux pane does not
+    -- inherit it.
+    env = vim.tbl_extend("force", env, require("pi-ide.cli_env").for_client(spec.kind, status))
   elseif spec.kind == "pi" and config.values.agent.pi.extensions.nvim and status.mcp_url then
     -- pi/nvim.ts runs `/nvim connect <this URL>` when pi starts.
     env.PI_IDE_NVIM_URL = status.mcp_url
