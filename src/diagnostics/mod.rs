@@ -158,7 +158,7 @@ impl Mirror {
         let Some(uri) = &buffer.uri else {
             return;
         };
-        let path = uri_path(uri);
+        let path = path_of(uri);
         let list = buffer.diagnostics.as_array().map_or(&[][..], Vec::as_slice);
         match (buffer.loaded, buffer.modified) {
             (true, true) => self.kept.forget(&path),

@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::lsp_answers::uri_to_path;
 use super::{Project, lsp};
 use crate::diagnostics::kept::{Columns, Pulled};
 use crate::nvim::seam::LspQuery;
 use crate::state::State;
+use crate::uri::path_of;
 
 /// How long a pull waits for the servers' answers.
 pub const PULL_TIMEOUT: Duration = Duration::from_secs(2);
@@ -102,7 +102,7 @@ fn full_reports(found: &Value) -> Vec<(String, Vec<Value>, Columns)> {
                 continue;
             }
             let diagnostics = list(&report["items"]).map(diagnostic).collect();
-            out.push((uri_to_path(uri), diagnostics, columns));
+            out.push((path_of(uri), diagnostics, columns));
         }
     }
     out
