@@ -449,10 +449,16 @@ async fn gemini_and_qwen_are_told_which_neovim_and_port_to_connect_to() {
         if cli == "gemini" {
             assert_eq!(seen.env["GEMINI_CLI_IDE_PID"], nvim_pid);
             assert_eq!(seen.env["GEMINI_CLI_IDE_SERVER_PORT"], port);
-            assert!(!seen.env.contains_key("QWEN_CODE_IDE_SERVER_PORT"));
         } else {
             assert_eq!(seen.env["QWEN_CODE_IDE_SERVER_PORT"], port);
-            assert!(!seen.env.contains_key("GEMINI_CLI_IDE_SERVER_PORT"));
+        }
+        // Neovim's own environment names both CLIs' servers; every terminal
+        // inherits the same values.
+        for name in ["GEMINI_CLI_IDE_SERVER_PORT", "QWEN_CODE_IDE_SERVER_PORT"] {
+            let own = session
+                .lua_with("return vim.env[...]", vec![json!(name)])
+                .await;
+            assert_eq!(seen.env.get(name).map(String::as_str), own.as_str(), "{name}");
         }
         assert!(seen.env["no_proxy"].contains("127.0.0.1"));
         let told = session.notifications().await;

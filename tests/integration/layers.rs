@@ -38,6 +38,7 @@ const LAYERS: &[&[&str]] = &[
         "file_watch",
         "outline",
         "selection",
+        "uri",
         "jsonrpc",
         "client",
         "mutex",
