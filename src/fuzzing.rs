@@ -269,7 +269,7 @@ pub fn project_call(tool: u8, arguments: serde_json::Map<String, Json>) -> Optio
     let name = tools[usize::from(tool) % tools.len()].name;
     let project = project();
     runtime().block_on(async {
-        let call = crate::mcp_tools::call(&project.state, name, Json::Object(arguments));
+        let call = crate::mcp_tools::call(&project.state, name, Json::Object(arguments), None);
         let result = tokio::time::timeout(Duration::from_millis(20), call)
             .await
             .ok()?;

@@ -5,6 +5,27 @@
 
 use std::net::SocketAddr;
 
+/// Both ends of a loopback TCP connection, kept so the process at the
+/// client's end can be looked up later, only when it matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Connection {
+    /// The client's end.
+    pub peer: SocketAddr,
+    /// Ours.
+    pub local: SocketAddr,
+}
+
+impl Connection {
+    /// The pid at the client's end while the connection is open, looked up
+    /// off the event loop (it reads `/proc`).
+    pub async fn pid(self) -> Option<u32> {
+        crate::task::spawn_blocking(move || pid_of(self.peer, self.local))
+            .await
+            .ok()
+            .flatten()
+    }
+}
+
 /// The pid owning the client socket of the connection `peer` → `local`.
 /// Reads `/proc/net/tcp*` and the fds of the processes we may read.
 #[cfg(target_os = "linux")]

@@ -128,6 +128,10 @@ pub struct EditInfo {
     /// The left side is the file's buffer, unsaved edits included, rather
     /// than the file on disk.
     pub from_buffer: bool,
+    /// The process that asked for the edit, when known, so Lua can go back
+    /// to its agent terminal once the person decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requester_pid: Option<u32>,
 }
 
 /// Reads the file on disk (off the UI thread) and checks both sides are text.

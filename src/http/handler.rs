@@ -23,6 +23,7 @@ use serde_json::Value;
 use super::companion::Companion;
 use crate::client::ClientKind;
 use crate::mutex::lock;
+use crate::peer::Connection;
 use crate::state::State;
 
 #[derive(Clone)]
@@ -141,7 +142,13 @@ impl ServerHandler for Handler {
             .map_or_else(|| Value::Object(Default::default()), Value::Object);
         let waits =
             crate::mcp_tools::find(&request.name).is_some_and(|tool| tool.waits_for_the_person);
-        let call = crate::mcp_tools::call(&self.state, &request.name, arguments);
+        // rmcp hands over the HTTP request's parts, our extensions included.
+        let caller = context
+            .extensions
+            .get::<hyper::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Connection>())
+            .copied();
+        let call = crate::mcp_tools::call(&self.state, &request.name, arguments, caller);
         let Some(outcome) = with_progress(call, &context, waits).await else {
             return Err(ErrorData::internal_error("the call was cancelled", None));
         };

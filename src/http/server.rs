@@ -28,6 +28,7 @@ use super::PATH;
 use super::handler::{Handler, Peers, announce_tool_changes};
 use crate::client::ClientKind;
 use crate::listen::{Admission, Gate, HTTP_BUSY};
+use crate::peer::Connection;
 use crate::state::State;
 
 /// Most connections open at once; more get a 503. HTTP clients keep a few
@@ -182,7 +183,16 @@ async fn connection(
     mut shutdown: watch::Receiver<bool>,
     _done: mpsc::Sender<()>,
 ) {
-    let serve = hyper::service::service_fn(move |request: Request<Incoming>| {
+    // Which process asks, for the tools that need it (an edit's diffs go
+    // back to the agent terminal that asked).
+    let caller = match (stream.peer_addr(), stream.local_addr()) {
+        (Ok(peer), Ok(local)) => Some(Connection { peer, local }),
+        _ => None,
+    };
+    let serve = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+        if let Some(caller) = caller {
+            request.extensions_mut().insert(caller);
+        }
         let service = service.clone();
         let token = token.clone();
         let close_on_stream_end = close_on_stream_end.clone();

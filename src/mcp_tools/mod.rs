@@ -46,6 +46,7 @@ use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::peer::Connection;
 use crate::state::State;
 pub use routing::Project;
 pub use tools::TOOLS;
@@ -130,12 +131,20 @@ impl From<String> for Failure {
     }
 }
 
-/// Runs tool `name`: a `CallToolResult` as JSON, or `None` when there is no
-/// such tool.
-pub async fn call(state: &State, name: &str, arguments: Value) -> Option<Value> {
+/// Runs tool `name` for the client at the other end of `caller` (when
+/// known): a `CallToolResult` as JSON, or `None` when there is no such tool.
+pub async fn call(
+    state: &State,
+    name: &str,
+    arguments: Value,
+    caller: Option<Connection>,
+) -> Option<Value> {
     let outcome = match offered(state, name) {
         Some(tool) => match Project::open(state, &arguments).await {
-            Ok(project) => (tool.run)(state, &project, arguments).await,
+            Ok(mut project) => {
+                project.caller = caller;
+                (tool.run)(state, &project, arguments).await
+            }
             Err(failure) => Err(failure),
         },
         None => user_tools::call(state, name, arguments).await?,

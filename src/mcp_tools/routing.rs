@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::Failure;
 use crate::confine::{self, Confined, NotAProject, ProjectRoot, links, worktree};
 use crate::nvim::seam::{LuaCall, ProjectRoots};
+use crate::peer::Connection;
 use crate::state::State;
 
 /// The project a call is about.
@@ -30,6 +31,9 @@ pub struct Project {
     allowed: Vec<ProjectRoot>,
     /// Routed by `projectPath`: worktrees nested in the root are not in it.
     routed: bool,
+    /// The connection the call came over, when known: the diffs of an
+    /// edit go back to the agent terminal whose process asked.
+    pub caller: Option<Connection>,
 }
 
 /// Neovim's roots, confirmed.
@@ -146,6 +150,7 @@ impl Project {
                 root: cwd,
                 allowed: roots.all,
                 routed: false,
+                caller: None,
             });
         };
         if !Path::new(given).is_absolute() {
@@ -177,6 +182,7 @@ impl Project {
             root: roots.spell(&real),
             allowed: vec![root],
             routed: true,
+            caller: None,
         })
     }
 
@@ -187,6 +193,7 @@ impl Project {
             root: root.to_owned(),
             allowed: vec![ProjectRoot::assumed(root)],
             routed: false,
+            caller: None,
         }
     }
 

@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::common::{Scratch, Session, eventually, scratch_dir};
+use crate::common::{Scratch, Session, eventually, repo_root, scratch_dir};
+use crate::mcp_edits::{ok, start_client};
+use crate::mcp_http::endpoint;
+use crate::pi_extension::require_node_deps;
 
 fn stand_in(dir: &Path) -> PathBuf {
     let script = dir.join("agent.sh");
@@ -324,6 +327,15 @@ async fn deciding_a_diff_goes_back_to_the_terminal_of_the_agent_that_proposed_it
 
     // A diff from an agent outside Neovim leaves the cursor where it is.
     let mut other = session.connect().await;
+    // pi says nothing about itself: the host finds this process for it,
+    // off its event loop.
+    eventually("the host to find the second client's process", || async {
+        let clients = session
+            .lua("return require('pi-ide').status().clients")
+            .await;
+        (clients[1]["pid"] == std::process::id()).then_some(())
+    })
+    .await;
     session
         .exec("vim.cmd('stopinsert'); vim.cmd('wincmd t')")
         .await;
@@ -342,11 +354,6 @@ async fn deciding_a_diff_goes_back_to_the_terminal_of_the_agent_that_proposed_it
         here.is_null(),
         "moved into an agent terminal: {here}, diff was {diff_buf}"
     );
-    // pi says nothing about itself: the host found this process for it.
-    let clients = session
-        .lua("return require('pi-ide').status().clients")
-        .await;
-    assert_eq!(clients[1]["pid"], std::process::id(), "{clients}");
 }
 
 /// A tmux server of the test's own, killed when dropped.
@@ -446,4 +453,116 @@ async fn in_tmux_the_agent_gets_a_pane_wired_the_same_way() {
         (run.stdin() == "\u{1b}[200~@t.txt#L1 look\u{1b}[201~").then_some(())
     })
     .await;
+}
+
+/// An agent that makes MCP calls from its terminal: `client.mjs` with the
+/// agent's arguments (url, token, calls), its report in `dir/report.json`;
+/// then it waits, as an agent does.
+fn mcp_agent(dir: &Path) -> PathBuf {
+    let script = dir.join("mcp-agent.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nnode '{}' \"$1\" \"$2\" \"$3\" > '{}/report.tmp' && mv '{}/report.tmp' '{}/report.json'\nexec cat > /dev/null\n",
+            repo_root().join("tests/mcp/client.mjs").display(),
+            dir.display(),
+            dir.display(),
+            dir.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// Waits for `n` diffs, then accepts the first, shown, from another
+/// window as the person would.
+async fn accept_a_diff(session: &Session, n: usize) {
+    let tab = eventually(&format!("{n} diffs of the edit"), || async {
+        let list = session.lua("return require('pi-ide.diff').list()").await;
+        let list = list.as_array()?;
+        (list.len() == n && list.iter().all(|d| d["loading"] == false))
+            .then(|| list[0]["tab_name"].as_str().unwrap().to_owned())
+    })
+    .await;
+    session
+        .exec("vim.cmd('stopinsert'); vim.cmd('wincmd t')")
+        .await;
+    session
+        .lua_with(
+            "local tab = ...; require('pi-ide.diff').show(tab); require('pi-ide.diff').accept(tab)",
+            vec![json!(tab)],
+        )
+        .await;
+}
+
+/// The agent terminal `vim.b.pi_ide_agent` names where the cursor is once
+/// what the last decision scheduled has run (`vim.schedule` keeps order).
+async fn agent_here_after_the_decision(session: &Session) -> Value {
+    session
+        .exec("_G.settled = false; vim.schedule(function() _G.settled = true end)")
+        .await;
+    eventually("Neovim to run what the decision scheduled", || async {
+        (session.lua("return _G.settled").await == true).then_some(())
+    })
+    .await;
+    session.lua("return vim.b.pi_ide_agent").await
+}
+
+const A_PY: &str = "a = 1\n";
+const B_PY: &str = "b = 1\n";
+const PATCH: &str = "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-b = 1\n+b = 2\n";
+
+#[tokio::test]
+async fn an_mcp_edit_decided_goes_back_to_the_terminal_of_the_agent_that_asked() {
+    require_node_deps();
+    let dir = scratch_dir("agents-mcp-focus");
+    let script = mcp_agent(&dir);
+    let session = Session::start_with(&format!(
+        "{{ agent = {{ agents = {{ editor = {{ cmd = {{ '{}' }} }} }} }} }}",
+        script.display()
+    ))
+    .await;
+    let (url, token) = endpoint(&session).await;
+    session.write_file("a.py", A_PY);
+    session.write_file("b.py", B_PY);
+    let calls = json!([{"name": "apply_patch", "arguments": {"patch": PATCH}}]);
+    session
+        .lua_with(
+            "require('pi-ide.agent').new('editor', { ... })",
+            vec![json!(url), json!(token), json!(calls.to_string())],
+        )
+        .await;
+    let agent = wait_agents(&session, 1).await.remove(0);
+    // One file of the edit decided, the other still waiting: the cursor
+    // stays with the diffs.
+    accept_a_diff(&session, 2).await;
+    let here = agent_here_after_the_decision(&session).await;
+    assert!(here.is_null(), "went to {here} with a diff waiting");
+    // The last one decided: back to the agent that asked.
+    accept_a_diff(&session, 1).await;
+    eventually("the agent's terminal to have the cursor", || async {
+        let here = session
+            .lua("return { buf = vim.api.nvim_get_current_buf(), mode = vim.api.nvim_get_mode().mode }")
+            .await;
+        (here == json!({"buf": agent["buf"], "mode": "t"})).then_some(())
+    })
+    .await;
+    let report = eventually("the agent's call to return", || async {
+        std::fs::read_to_string(dir.join("report.json")).ok()
+    })
+    .await;
+    assert!(report.contains("applied and saved: a.py, b.py"), "{report}");
+
+    // An MCP client outside any agent terminal leaves the cursor where it is.
+    let calls = json!([{"name": "replace_text_in_file",
+        "arguments": {"pathInProject": "a.py", "oldText": "a = 2", "newText": "a = 3"}}]);
+    let outside = start_client(&(url, token), calls, false);
+    accept_a_diff(&session, 1).await;
+    assert!(
+        ok(&outside.result().await).contains("applied and saved: a.py"),
+        "the outside edit"
+    );
+    let here = agent_here_after_the_decision(&session).await;
+    assert!(here.is_null(), "moved into an agent terminal: {here}");
 }

@@ -110,13 +110,34 @@ local function stop_all()
   end
 end
 
--- Goes back to the agent that proposed a diff the person just decided.
+-- Whether a diff of MCP edit `group` is still waiting for the person.
+local function group_waits(group)
+  for _, diff in ipairs(require("pi-ide.diff").list()) do
+    if diff.group == group then
+      return true
+    end
+  end
+  return false
+end
+
+-- Goes back to the agent that proposed a diff the person just decided: the
+-- one whose connection it came over (WebSocket), or whose process asked
+-- for the edit (MCP), once the edit's last file is decided.
 local function after_diff(args)
   local data = args.data or {}
-  if not config.values.agent.focus_after_diff or data.accepted == nil or data.client_id == nil then
+  if not config.values.agent.focus_after_diff or data.accepted == nil then
     return
   end
-  local agent = require("pi-ide.agent.match").agent_of_client(data.client_id, running)
+  if data.group ~= nil and group_waits(data.group) then
+    return
+  end
+  local match = require("pi-ide.agent.match")
+  local agent
+  if data.client_id ~= nil then
+    agent = match.agent_of_client(data.client_id, running)
+  elseif data.pid ~= nil then
+    agent = match.agent_of_pid(data.pid, running)
+  end
   if agent then
     -- After the diff's tab has gone.
     vim.schedule(function()

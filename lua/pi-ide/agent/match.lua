@@ -1,8 +1,8 @@
--- Which agent terminal a connected client is. Claude tells its pid
--- (`ide_connected`); for pi the host finds the process that owns the
--- connection's socket. A client is an agent's when that pid is the
--- agent's process or one of its descendants (a shell command, `env`, a
--- wrapper script in between).
+-- Which agent terminal a connected client (or the process behind an MCP
+-- call) is. Claude tells its pid (`ide_connected`); for pi and MCP calls
+-- the host finds the process that owns the connection's socket. A client
+-- is an agent's when that pid is the agent's process or one of its
+-- descendants (a shell command, `env`, a wrapper script in between).
 local M = {}
 
 -- Enough for any wrapper chain; stops a loop in a broken process table.
@@ -27,20 +27,21 @@ function M.descends(pid, ancestor)
   return false
 end
 
---- The agent of `agents` whose process client `client_id` is, or nil.
-function M.agent_of_client(client_id, agents)
-  local pid
-  for _, client in ipairs(require("pi-ide.host").status().clients) do
-    if client.id == client_id then
-      pid = client.pid
-    end
-  end
-  if not pid then
-    return nil
-  end
+--- The agent of `agents` whose process `pid` is (or runs below), or nil.
+function M.agent_of_pid(pid, agents)
   for _, agent in ipairs(agents) do
     if agent.pid and M.descends(pid, agent.pid) then
       return agent
+    end
+  end
+  return nil
+end
+
+--- The agent of `agents` whose process client `client_id` is, or nil.
+function M.agent_of_client(client_id, agents)
+  for _, client in ipairs(require("pi-ide.host").status().clients) do
+    if client.id == client_id and client.pid then
+      return M.agent_of_pid(client.pid, agents)
     end
   end
   return nil

@@ -48,10 +48,16 @@ local function teardown(entry)
     -- After the wipe, whose autocmds let the large view let go of its copy.
     pcall(vim.api.nvim_del_augroup_by_id, entry.group)
   end)
-  util.emit(
-    "PiIdeDiffClosed",
-    { tab_name = entry.tab_name, path = entry.path, accepted = entry.accepted, client_id = entry.client_id }
-  )
+  util.emit("PiIdeDiffClosed", {
+    tab_name = entry.tab_name,
+    path = entry.path,
+    accepted = entry.accepted,
+    client_id = entry.client_id,
+    -- An MCP edit's: the process that asked for it, when known, and the
+    -- group of the edit's files.
+    pid = entry.edit and entry.edit.requester_pid or nil,
+    group = entry.edit and entry.edit.group or nil,
+  })
 end
 
 -- Reports the person's decision to the host, once, then closes the diff.
@@ -98,7 +104,7 @@ function M.open(spec)
     client = spec.client,
     -- The connection that asked (nil for MCP): which agent to go back to.
     client_id = spec.client_id ~= vim.NIL and spec.client_id or nil,
-    -- An MCP tool's edit: {group, index, count, title, from_buffer}.
+    -- An MCP tool's edit: {group, index, count, title, from_buffer, requester_pid?}.
     edit = spec.edit,
     decided = false,
   }

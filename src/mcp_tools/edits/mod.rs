@@ -94,6 +94,10 @@ pub async fn propose(
     }
     let group = GROUPS.fetch_add(1, Ordering::Relaxed) + 1;
     let count = changes.len();
+    let requester_pid = match project.caller {
+        Some(caller) => caller.pid().await,
+        None => None,
+    };
     let mut shown = Vec::with_capacity(count);
     let mut tabs = Vec::with_capacity(count);
     for (index, (change, proposal)) in changes.iter().enumerate() {
@@ -105,6 +109,7 @@ pub async fn propose(
                 count,
                 title: title.to_owned(),
                 from_buffer: change.before.from_buffer,
+                requester_pid,
             },
         };
         tabs.push(shown_as.tab_name.clone());
