@@ -458,7 +458,11 @@ async fn gemini_and_qwen_are_told_which_neovim_and_port_to_connect_to() {
             let own = session
                 .lua_with("return vim.env[...]", vec![json!(name)])
                 .await;
-            assert_eq!(seen.env.get(name).map(String::as_str), own.as_str(), "{name}");
+            assert_eq!(
+                seen.env.get(name).map(String::as_str),
+                own.as_str(),
+                "{name}"
+            );
         }
         assert!(seen.env["no_proxy"].contains("127.0.0.1"));
         let told = session.notifications().await;
