@@ -9,13 +9,16 @@
 //! to this Neovim, gets the selection, writes an edit accepted in Neovim and
 //! leaves one rejected alone.
 //!
-//! What makes this hold on a loaded machine: the CLIs take a Return that
-//! follows a typed key closely as part of a paste (Gemini CLI within 30 ms
-//! of the last key it handled, Qwen Code when it arrives with other input),
-//! so a line is typed, its echo awaited, then sent with keys each CLI takes
-//! as Return whenever they arrive; every diff Neovim opens is recorded by
-//! its `PiIdeDiffOpened` event, not looked for by polling; and every wait
-//! has a deadline sized for a CLI starting on two busy cores.
+//! What makes this hold on a loaded machine (where an earlier version of
+//! this test saw turns never start): a CLI handles keys in a React effect
+//! subscribed again after each render, so a Return can reach the handler of
+//! the render before the typed line showed, which finds the input empty
+//! and drops it; Return goes again while the line is still the input and
+//! the model has not been asked. Each CLI gets keys it takes as Return
+//! however soon after the line they arrive. Every diff Neovim opens is
+//! recorded by its `PiIdeDiffOpened` event rather than looked for by
+//! polling, and every wait has a deadline sized for a CLI starting on two
+//! busy cores.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -32,6 +35,9 @@ use crate::pi_extension::{installed_and_current, run_in};
 /// are busy with a build.
 const CLI_DEADLINE: Duration = Duration::from_secs(180);
 
+/// How long a Return may take to show before it is taken as lost.
+const RETURN_AGAIN: Duration = Duration::from_secs(2);
+
 fn cli_dir() -> PathBuf {
     repo_root().join("tests/gemini_cli")
 }
@@ -45,9 +51,10 @@ struct Cli {
     /// The stub of the model API it speaks.
     stub: &'static str,
     /// What sends the typed line. Gemini CLI takes a Return within 30 ms of
-    /// a typed key as a newline; a key that types nothing (End) in between
-    /// makes it a Return however soon it follows. Qwen Code takes a Return
-    /// that arrives with other bytes as a paste: it goes alone.
+    /// a typed key as a newline (in a terminal without the kitty keyboard
+    /// protocol, which Neovim 0.11's has); a key that types nothing (End) in
+    /// between makes it a Return however soon it follows. Qwen Code takes a
+    /// Return that arrives with other bytes as a paste: it goes alone.
     submit: &'static str,
     /// How the model's request shows the selected line `two`.
     selection_sent: &'static str,
@@ -144,8 +151,10 @@ impl Helper {
     }
 }
 
-/// The decoy's discovery file for `cli` in `dir`, for the same workspace,
-/// newer than Neovim's.
+/// The decoy's discovery file for `cli` in `dir`, for the same workspace
+/// and newer than Neovim's by each CLI's measure: a later PID (the decoy
+/// started after Neovim) for Gemini CLI, a later mtime for Qwen Code. With
+/// nothing else to go by, each CLI takes it.
 fn announce_decoy(cli: &Cli, dir: &Path, decoy: &Helper, workspace: &Path) {
     let (name, mut content) = match cli.kind {
         "gemini" => (
@@ -220,6 +229,7 @@ fn model_env(cli: &Cli, model: &Helper) -> Vec<(&'static str, String)> {
 
 /// A shell in Neovim's `:terminal` (a tab of its own) and what it shows.
 struct Terminal<'a> {
+    cli: &'a Cli,
     session: &'a Session,
     decoy: &'a Helper,
     model: &'a Helper,
@@ -227,7 +237,12 @@ struct Terminal<'a> {
 
 impl Terminal<'_> {
     /// Opens the shell, then goes back to the tab the person was in.
-    async fn open<'a>(session: &'a Session, decoy: &'a Helper, model: &'a Helper) -> Terminal<'a> {
+    async fn open<'a>(
+        cli: &'a Cli,
+        session: &'a Session,
+        decoy: &'a Helper,
+        model: &'a Helper,
+    ) -> Terminal<'a> {
         session
             .exec(
                 "vim.o.shell = 'bash'
@@ -238,6 +253,7 @@ impl Terminal<'_> {
             )
             .await;
         let terminal = Terminal {
+            cli,
             session,
             decoy,
             model,
@@ -300,16 +316,52 @@ impl Terminal<'_> {
         .await
     }
 
-    /// Types `line`, waits for its echo, then sends it with `submit`.
-    async fn enter(&self, line: &str, submit: &str) {
+    /// Types `line`, waits for its echo, then sends it with the CLI's keys
+    /// for Return.
+    ///
+    /// The CLIs handle keys in a React effect that is subscribed again
+    /// after each render, and on a busy machine a key can reach the
+    /// handler of the render before the echo: Return then sees the input
+    /// empty and does nothing, and the line stays typed. So while the line
+    /// is still the input and the model has not been asked anything,
+    /// Return goes again; never once the model was asked (the CLI may be
+    /// asking the person to confirm by then, and Return would answer it).
+    async fn enter(&self, line: &str) {
         let before = self.screen().await.matches(line).count();
         self.send(line).await;
         self.wait_for(&format!("{line:?} typed"), |screen| {
             (screen.matches(line).count() > before).then_some(())
         })
         .await;
-        self.send(submit).await;
+        let asked = self.model.logged().lines().count();
+        let deadline = tokio::time::Instant::now() + CLI_DEADLINE;
+        let mut sent = 0;
+        while tokio::time::Instant::now() < deadline {
+            if sent > 0 {
+                eprintln!("{}: {line:?}: Return lost, sent again", self.cli.kind);
+            }
+            self.send(self.cli.submit).await;
+            sent += 1;
+            let again = tokio::time::Instant::now() + RETURN_AGAIN;
+            while tokio::time::Instant::now() < again {
+                let still_typed =
+                    input_line(&self.screen().await).is_some_and(|input| input.contains(line));
+                if !still_typed || self.model.logged().lines().count() > asked {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+        panic!("{line:?} never left the input:\n{}", self.screen().await);
     }
+}
+
+/// The CLI's input line: the last one that starts with its prompt `>`.
+fn input_line(screen: &str) -> Option<&str> {
+    screen
+        .lines()
+        .rev()
+        .find(|line| line.trim_start().starts_with('>'))
 }
 
 /// Records every diff Neovim opens and closes, so none goes unseen
@@ -423,7 +475,7 @@ async fn a_real_cli_typed_into_neovims_terminal_connects_here_and_decides_edits_
     announce_decoy(cli, ours.parent().unwrap(), &decoy, &work);
     record_diffs(&session).await;
 
-    let terminal = Terminal::open(&session, &decoy, &model).await;
+    let terminal = Terminal::open(cli, &session, &decoy, &model).await;
     let shell = session.lua("return vim.fn.jobpid(_G.cli_term.chan)").await;
     let _ends_cli = EndsCli(shell.as_i64().unwrap() as i32);
     // The person is in a.txt with its second line selected.
@@ -456,14 +508,12 @@ async fn a_real_cli_typed_into_neovims_terminal_connects_here_and_decides_edits_
         })
         .await;
     terminal.shows("Type your message").await;
-    terminal.enter("/ide status", cli.submit).await;
+    terminal.enter("/ide status").await;
     terminal.shows("Connected to Neovim").await;
     // The context the CLI holds has Neovim's file, its selection with it.
     terminal.shows("a.txt (active)").await;
 
-    terminal
-        .enter("edit a.txt to accepted-in-neovim", cli.submit)
-        .await;
+    terminal.enter("edit a.txt to accepted-in-neovim").await;
     let tab = diff_opened(&terminal, cli, 1, &a).await;
     let texts = texts_sent(&model);
     assert!(
@@ -490,9 +540,7 @@ async fn a_real_cli_typed_into_neovims_terminal_connects_here_and_decides_edits_
     // The turn ends with the model's text.
     terminal.shows("Done.").await;
 
-    terminal
-        .enter("edit b.txt to rejected-in-neovim", cli.submit)
-        .await;
+    terminal.enter("edit b.txt to rejected-in-neovim").await;
     let tab = diff_opened(&terminal, cli, 2, &b).await;
     let decided = session
         .lua_with(
