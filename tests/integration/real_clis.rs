@@ -421,19 +421,31 @@ fn texts_sent(model: &Helper) -> Vec<String> {
     texts
 }
 
-/// Ends what the terminal's shell started when the test ends, however it
-/// ends (Neovim going away would only hang up the shell).
+/// Ends what the terminal's shell started, its descendants too (Gemini
+/// CLI runs itself again as a child), when the test ends, however it ends:
+/// Neovim going away would only hang up the shell.
 struct EndsCli(i32);
+
+/// The children of `pid`, their children, and so on.
+fn descendants(pid: i32) -> Vec<i32> {
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"));
+    let children: Vec<i32> = children
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|pid| pid.parse().ok())
+        .collect();
+    let mut all = children.clone();
+    for child in children {
+        all.extend(descendants(child));
+    }
+    all
+}
 
 impl Drop for EndsCli {
     fn drop(&mut self) {
-        let shell = self.0;
-        let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"));
-        for pid in children.unwrap_or_default().split_whitespace() {
-            if let Ok(pid) = pid.parse::<i32>() {
-                // SAFETY: a process the shell of this test's terminal started.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-            }
+        for pid in descendants(self.0) {
+            // SAFETY: a process the shell of this test's terminal started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
         }
     }
 }
