@@ -6,12 +6,14 @@ python3 stub_model.py <port-file> <log-file>
 Listens on a free loopback port (written to <port-file>) and logs every
 request body to <log-file>, one JSON object a line, so what the CLI sent
 (the IDE context included) can be read back. A prompt naming a file as
-`edit <path> to <text>` gets a `write_file` call for it; once the tool's
-answer is back, a short text ends the turn. Every other request
+`edit <path> to <text>` gets a `write_file` call for it (a relative path
+is taken from the stub's working directory); once the tool's answer is
+back, a short text ends the turn. Every other request
 (generateContent: next-speaker checks, routing) gets a plain answer.
 """
 
 import json
+import os
 import re
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,7 +33,7 @@ def answer(body):
     for text in texts:
         wanted = re.search(r"edit (\S+) to (\S+)", text) or wanted
     if wanted:
-        path, content = wanted.group(1), wanted.group(2)
+        path, content = os.path.abspath(wanted.group(1)), wanted.group(2)
         return [{"functionCall": {"name": "write_file", "args": {"file_path": path, "content": content + "\n"}}}]
     return [{"text": "Hello from the stub model."}]
 

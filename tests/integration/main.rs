@@ -52,6 +52,7 @@ mod outbox_bounds;
 mod pi_bridge;
 mod pi_extension;
 mod properties;
+mod real_clis;
 mod reload;
 mod review_git;
 mod routing;

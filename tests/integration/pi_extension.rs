@@ -26,7 +26,7 @@ const NEEDED: [&str; 3] = [
 
 /// Whether `npm ci` ran in `dir` since its `package-lock.json` last changed
 /// (npm writes `node_modules/.package-lock.json`) and `needed` are there.
-fn installed_and_current(dir: &Path, needed: &[&str]) -> bool {
+pub(crate) fn installed_and_current(dir: &Path, needed: &[&str]) -> bool {
     let modified = |path: &str| {
         std::fs::metadata(dir.join(path))
             .and_then(|meta| meta.modified())
@@ -149,7 +149,12 @@ pub fn newest_pi() -> Pi {
     }
 }
 
-fn run_in(dir: &Path, program: impl AsRef<std::ffi::OsStr>, args: &[&str], env: &[(&str, &Path)]) {
+pub(crate) fn run_in(
+    dir: &Path,
+    program: impl AsRef<std::ffi::OsStr>,
+    args: &[&str],
+    env: &[(&str, &Path)],
+) {
     let program = program.as_ref();
     let mut command = Command::new(program);
     command.args(args).current_dir(dir);
