@@ -87,7 +87,7 @@ local function keep_edits(entry, reason)
 end
 
 --- Seam `open_diff`: shows diff `spec`. An error makes the host answer
---- DIFF_REJECTED.
+--- DIFF_REJECTED. A large diff answers the buffers its lines go into.
 function M.open(spec)
   local entry = {
     id = spec.id,
@@ -122,6 +122,9 @@ function M.open(spec)
         return not entry.decided
       end
     )
+  end
+  if spec.parts then
+    return { original = entry.original_buf, proposed = entry.proposed_buf }
   end
   return true
 end
