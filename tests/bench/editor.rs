@@ -16,14 +16,19 @@ const RUNS: usize = 7;
 /// running, which misses work inside one event (a long `nvim_exec_lua`, a
 /// seam call) because the uv timer cannot fire there either; `busy` the
 /// most CPU time Neovim spent between two callbacks (ns), what the gap
-/// would be on a machine with a core to spare. `_G.stall.reset()` starts a
-/// new sample; `_G.stall.each(now)`, when set, runs in every callback.
+/// would be on a machine with a core to spare; `cpu()` all of Neovim's CPU
+/// time since the sample began (ns). `_G.stall.reset()` starts a new
+/// sample; `_G.stall.each(now)`, when set, runs in every callback.
 pub const STALL_PROBE: &str = "
   local uv = vim.uv
   _G.stall = { max = 0, wait = 0, busy = 0 }
   function _G.stall.reset()
     local s = _G.stall
     s.max, s.wait, s.busy, s.last, s.last_cpu = 0, 0, 0, uv.hrtime(), os.clock() * 1e9
+    s.from_cpu = s.last_cpu
+  end
+  function _G.stall.cpu()
+    return os.clock() * 1e9 - _G.stall.from_cpu
   end
   _G.stall.reset()
   _G.stall_timer = _G.stall_timer or uv.new_timer()

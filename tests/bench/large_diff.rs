@@ -11,8 +11,9 @@
 //!   event (a seam call decoding its arguments: no uv timer fires there
 //!   either) and so says less; `_longest_busy`, the most CPU time Neovim
 //!   spent between two callbacks, the freeze a machine with a core to
-//!   spare would see; `large_diff_idle_…` the same with no diff, the floor
-//!   a loaded machine sets;
+//!   spare would see; `_nvim_cpu`, all of Neovim's CPU time until then;
+//!   `large_diff_idle_…` the same over a second with no diff, the floor a
+//!   loaded machine sets;
 //! * `_until_both_shown`: from the send until two windows of one tab show
 //!   the whole of both sides (line count, last line and the first line
 //!   that differs);
@@ -222,23 +223,26 @@ async fn measure(plugin: &Plugin) {
 
 /// What the stall probe saw, in ms: the longest gap between its callbacks
 /// (`freeze`), the longest wait of one callback (`wait`, blind to work
-/// inside one event) and the most CPU time between two (`busy`).
+/// inside one event), the most CPU time between two (`busy`) and all of
+/// Neovim's CPU time (`cpu`, the probe's own included).
 struct Stalls {
     freeze: f64,
     wait: f64,
     busy: f64,
+    cpu: f64,
 }
 
 impl Stalls {
     async fn read(session: &Session) -> Stalls {
         let s = session
-            .lua("return { _G.stall.max, _G.stall.wait, _G.stall.busy }")
+            .lua("local s = _G.stall; return { s.max, s.wait, s.busy, s.cpu() }")
             .await;
         let ms = |i: usize| s[i].as_f64().unwrap() / 1e6;
         Stalls {
             freeze: ms(0),
             wait: ms(1),
             busy: ms(2),
+            cpu: ms(3),
         }
     }
 
@@ -251,6 +255,7 @@ impl Stalls {
         figure("longest_freeze", |s| s.freeze);
         figure("longest_wait", |s| s.wait);
         figure("longest_busy", |s| s.busy);
+        figure("nvim_cpu", |s| s.cpu);
     }
 }
 
