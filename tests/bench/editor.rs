@@ -16,24 +16,25 @@ const RUNS: usize = 7;
 /// running, which misses work inside one event (a long `nvim_exec_lua`, a
 /// seam call) because the uv timer cannot fire there either; `busy` the
 /// most CPU time Neovim spent between two callbacks (ns), what the gap
-/// would be on a machine with a core to spare; `cpu()` all of Neovim's CPU
-/// time since the sample began (ns). `_G.stall.reset()` starts a new
-/// sample; `_G.stall.each(now)`, when set, runs in every callback.
+/// would be on a machine with a core to spare; `cpu()` Neovim's CPU time
+/// since the sample began, less the probe's own (ns). `_G.stall.reset()`
+/// starts a new sample; `_G.stall.each(now)`, when set, runs in every
+/// callback.
 pub const STALL_PROBE: &str = "
   local uv = vim.uv
   _G.stall = { max = 0, wait = 0, busy = 0 }
   function _G.stall.reset()
     local s = _G.stall
     s.max, s.wait, s.busy, s.last, s.last_cpu = 0, 0, 0, uv.hrtime(), os.clock() * 1e9
-    s.from_cpu = s.last_cpu
+    s.from_cpu, s.own = s.last_cpu, 0
   end
   function _G.stall.cpu()
-    return os.clock() * 1e9 - _G.stall.from_cpu
+    return os.clock() * 1e9 - _G.stall.from_cpu - _G.stall.own
   end
   _G.stall.reset()
   _G.stall_timer = _G.stall_timer or uv.new_timer()
   _G.stall_timer:start(1, 1, function()
-    local posted = uv.hrtime()
+    local posted, from = uv.hrtime(), os.clock() * 1e9
     vim.schedule(function()
       local s, now, cpu = _G.stall, uv.hrtime(), os.clock() * 1e9
       s.max = math.max(s.max, now - s.last)
@@ -41,7 +42,9 @@ pub const STALL_PROBE: &str = "
       s.busy = math.max(s.busy, cpu - s.last_cpu)
       s.last, s.last_cpu = now, cpu
       if s.each then s.each(now) end
+      s.own = s.own + os.clock() * 1e9 - cpu
     end)
+    _G.stall.own = _G.stall.own + os.clock() * 1e9 - from
   end)";
 
 pub async fn run() {

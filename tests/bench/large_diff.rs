@@ -11,7 +11,8 @@
 //!   event (a seam call decoding its arguments: no uv timer fires there
 //!   either) and so says less; `_longest_busy`, the most CPU time Neovim
 //!   spent between two callbacks, the freeze a machine with a core to
-//!   spare would see; `_nvim_cpu`, all of Neovim's CPU time until then;
+//!   spare would see; `_nvim_cpu`, all of Neovim's CPU time until then but
+//!   the probe's;
 //!   `large_diff_idle_…` the same over a second with no diff, the floor a
 //!   loaded machine sets;
 //! * `_until_both_shown`: from the send until two windows of one tab show
@@ -224,7 +225,7 @@ async fn measure(plugin: &Plugin) {
 /// What the stall probe saw, in ms: the longest gap between its callbacks
 /// (`freeze`), the longest wait of one callback (`wait`, blind to work
 /// inside one event), the most CPU time between two (`busy`) and all of
-/// Neovim's CPU time (`cpu`, the probe's own included).
+/// Neovim's CPU time (`cpu`) but the probe's own.
 struct Stalls {
     freeze: f64,
     wait: f64,
