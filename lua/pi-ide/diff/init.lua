@@ -54,7 +54,7 @@ local function teardown(entry)
     if vim.api.nvim_buf_is_valid(bufs[i]) then
       pcall(vim.api.nvim_buf_delete, bufs[i], { force = true })
     end
-    vim.schedule(function()
+    util.next_step(function()
       wipe(i + 1)
     end)
   end
@@ -65,7 +65,7 @@ local function teardown(entry)
         pcall(vim.api.nvim_win_close, win, true)
       end
     end
-    vim.schedule(function()
+    util.next_step(function()
       wipe(1)
     end)
   end)

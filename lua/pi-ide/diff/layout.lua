@@ -204,7 +204,7 @@ function M.part(entry, kind, first, a, b)
     -- Filetype (its plugins and syntax) of each side, then the view: steps
     -- of their own.
     local function set_filetype(buf, after)
-      vim.schedule(function()
+      util.next_step(function()
         if entry.filetype and vim.api.nvim_buf_is_valid(buf) then
           vim.bo[buf].filetype = entry.filetype
         end
@@ -213,7 +213,7 @@ function M.part(entry, kind, first, a, b)
     end
     set_filetype(entry.original_buf, function()
       set_filetype(entry.proposed_buf, function()
-        vim.schedule(function()
+        util.next_step(function()
           if not entry.closed then
             entry.loading = false
             parts.done()
