@@ -13,8 +13,9 @@
 //!   spent between two callbacks, the freeze a machine with a core to
 //!   spare would see; `_nvim_cpu`, all of Neovim's CPU time until then but
 //!   the probe's;
-//!   `large_diff_idle_…` the same over a second with no diff, the floor a
-//!   loaded machine sets;
+//!   `…_rejected_…` the same from the rejection until Neovim is quiet
+//!   again (the tab closed); `large_diff_idle_…` the same over a second
+//!   with no diff, the floor a loaded machine sets;
 //! * `_until_both_shown`: from the send until two windows of one tab show
 //!   the whole of both sides (line count, last line and the first line
 //!   that differs);
@@ -180,16 +181,17 @@ async fn measure(plugin: &Plugin) {
     for (size, bytes) in [("1MB", 1 << 20), ("4MB", 4 << 20)] {
         for dense in [false, true] {
             let shape = if dense { "dense" } else { "sparse" };
-            let (mut stalls, mut shown) = (vec![], vec![]);
+            let (mut stalls, mut shown, mut closing) = (vec![], vec![], vec![]);
             for _ in 0..RUNS {
                 run += 1;
                 let large = bytes == 4 << 20;
                 if large {
                     pids.iter().for_each(|(_, p)| reset_peak(*p));
                 }
-                let (stalled, until) =
+                let (stalled, until, closed) =
                     one_diff(&session, &mut agent, plugin, run, bytes, dense).await;
                 stalls.push(stalled);
+                closing.push(closed);
                 shown.push(until);
                 if large {
                     for (peak, (_, p)) in peaks.iter_mut().zip(&pids) {
@@ -199,6 +201,7 @@ async fn measure(plugin: &Plugin) {
             }
             let name = |what: &str| format!("large_diff_{size}_{shape}_{what}{}", plugin.label);
             Stalls::report(&name("{}"), stalls);
+            Stalls::report(&name("rejected_{}"), closing);
             report(&name("until_both_shown"), median(shown), "ms");
         }
     }
@@ -260,8 +263,9 @@ impl Stalls {
     }
 }
 
-/// One diff, sent, shown, settled and rejected: what the probe saw, and
-/// the time until both sides showed (ms).
+/// One diff, sent, shown, settled and rejected: what the probe saw until
+/// it settled, the time until both sides showed (ms), and what the probe
+/// saw from the rejection until Neovim settled again.
 async fn one_diff(
     session: &Session,
     agent: &mut NodeAgent,
@@ -269,7 +273,7 @@ async fn one_diff(
     run: usize,
     bytes: usize,
     dense: bool,
-) -> (Stalls, f64) {
+) -> (Stalls, f64, Stalls) {
     let (original, proposal) = proposal_of(bytes, dense);
     // A file of its own each time, so no buffer of an earlier run helps.
     let path = session.write_file(&format!("large_{run}.rs"), &original);
@@ -289,11 +293,13 @@ async fn one_diff(
     })
     .await;
     let stalls = settled(session).await;
+    session.exec("_G.stall.reset()").await;
     session.exec(plugin.reject).await;
     let reply = agent.reply(&tab).await;
     assert_eq!(reply, "DIFF_REJECTED", "{}", plugin.label);
+    let closing = settled(session).await;
     session.exec("vim.cmd('silent! %bwipeout!')").await;
-    (stalls, (shown_at - sent) / 1e6)
+    (stalls, (shown_at - sent) / 1e6, closing)
 }
 
 /// What `SHOWN` looks for: each side's line count, last line and the first
