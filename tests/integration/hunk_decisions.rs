@@ -129,9 +129,11 @@ async fn hunks_are_decided_in_the_large_view_too() {
 async fn rejecting_every_hunk_of_a_large_view_rejects_the_diff() {
     let session = Session::start().await;
     let disk: String = (0..30_000).map(|i| format!("line {i}\n")).collect();
-    let proposal = disk
-        .replacen("line 100\n", "CHANGED 100\n", 1)
-        .replacen("line 20000\n", "CHANGED 20000\n", 1);
+    let proposal = disk.replacen("line 100\n", "CHANGED 100\n", 1).replacen(
+        "line 20000\n",
+        "CHANGED 20000\n",
+        1,
+    );
     let path = session.write_file("large.txt", &disk);
     let mut agent = session.connect().await;
     let id = agent.open_diff(&path, &proposal, "large-rejected").await;
