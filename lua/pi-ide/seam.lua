@@ -28,7 +28,8 @@ M.calls = {
   client = function(event, client)
     host.on_client(event, client)
   end,
-  -- openDiff; an error makes the host answer DIFF_REJECTED.
+  -- openDiff; an error makes the host answer DIFF_REJECTED. A large diff
+  -- answers {original, proposed}, the buffers the host puts its lines in.
   open_diff = function(spec)
     return require("pi-ide.diff").open(spec)
   end,
@@ -57,8 +58,8 @@ M.calls = {
   diff_hunks = function(id, seq, hunks, words)
     require("pi-ide.diff.hunks").on_hunks(id, seq, hunks, words)
   end,
-  -- A part of large diff `id`'s text or hunks, or "done"; false once the
-  -- diff is gone (the host stops sending).
+  -- A part of large diff `id`'s hunks, or "done" (its lines are in its
+  -- buffers); false once the diff is gone (the host stops sending).
   diff_part = function(id, kind, first, a, b)
     return require("pi-ide.diff").part(id, kind, first, a, b)
   end,

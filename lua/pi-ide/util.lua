@@ -7,6 +7,16 @@ function M.notify(message, level)
   vim.notify("pi-ide: " .. message, level or vim.log.levels.INFO, { title = "pi-ide" })
 end
 
+--- Runs `fn` as the next step of work spread over the main loop, after
+--- what is waiting now (keys, calls from the host, redraws). A callback
+--- that a scheduled callback schedules runs before those: a chain of steps
+--- scheduled so kept Neovim from them for two steps at a time.
+function M.next_step(fn)
+  vim.schedule(function()
+    vim.schedule(fn)
+  end)
+end
+
 --- Like notify, but while the person types in Insert, Replace or Terminal
 --- mode (where the mode message would cover it at once) it waits until
 --- they leave it, and is dropped if `still_wanted()` then says so.

@@ -6,15 +6,41 @@ use std::time::{Duration, Instant};
 use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
 
 /// When the larger side has more bytes than this, a diff is computed here
-/// and Lua draws it (the large-file view); up to it, Neovim's diff mode is
-/// instant. Measured with `cargo bench --bench figures -- diff_mode`.
+/// and Lua draws it (the large-file view) without Neovim's diff mode.
 pub const HOST_DIFF_BYTES: usize = 192 * 1024;
+/// Below [`HOST_DIFF_BYTES`], what Neovim's diff mode costs the UI thread
+/// decides. Measured (CPU time of `:diffthis`, Neovim 0.11.4): about
+/// 0.43 µs a line plus 4.5 ns a line for each hunk (its folds look the
+/// hunks up for every line), so 4,000 lines cost 1.7 ms unchanged and
+/// 7.7 ms with a change every 10th line, 1,000 lines 2.4 ms with every
+/// other line changed. A frame at 120 Hz is 8 ms, and opening also decodes
+/// and fills both buffers and redraws: diff mode gets at most
+/// [`DIFF_MODE_LINES`] lines a side and [`DIFF_MODE_WORK`] lines × hunks,
+/// about 4 ms. Each edit of a side costs diff mode the same again.
+pub const DIFF_MODE_LINES: usize = 4000;
+/// See [`DIFF_MODE_LINES`].
+pub const DIFF_MODE_WORK: usize = 500_000;
 /// A diff that takes longer comes out coarser rather than later.
 pub const DEADLINE: Duration = Duration::from_secs(2);
 
-/// Whether a diff of sides this large (bytes) goes to the large-file view.
+/// Whether sides this large (bytes) go to the large-file view whatever
+/// their changes.
 pub fn is_large(old_bytes: usize, new_bytes: usize) -> bool {
     old_bytes.max(new_bytes) > HOST_DIFF_BYTES
+}
+
+/// Whether Neovim's diff mode would stall the UI for more than a few
+/// milliseconds on these sides (lines, at most [`HOST_DIFF_BYTES`] each):
+/// too many lines, or too many lines for their number of hunks. Diffs up to
+/// [`DIFF_MODE_LINES`] lines here, a millisecond or two: call it off the
+/// async runtime.
+pub fn diff_mode_stalls(old: &[&str], new: &[&str]) -> bool {
+    let lines = old.len().max(new.len());
+    if lines > DIFF_MODE_LINES {
+        return true;
+    }
+    let hunks = line_hunks(old, new, DEADLINE).len();
+    lines * hunks > DIFF_MODE_WORK
 }
 
 /// Lines `old_start..old_start + old_len` became `new_start..new_start + new_len`
@@ -208,6 +234,41 @@ mod tests {
         assert!(!is_large(HOST_DIFF_BYTES, HOST_DIFF_BYTES));
         assert!(is_large(0, HOST_DIFF_BYTES + 1));
         assert!(is_large(HOST_DIFF_BYTES + 1, 0));
+    }
+
+    /// `count` numbered lines, and the same with every `every`th changed.
+    fn changed_every(count: usize, every: usize) -> (Vec<String>, Vec<String>) {
+        let old: Vec<String> = (0..count).map(|i| format!("line {i}")).collect();
+        let new = old
+            .iter()
+            .enumerate()
+            .map(|(i, l)| match i % every {
+                0 => format!("{l} changed"),
+                _ => l.clone(),
+            })
+            .collect();
+        (old, new)
+    }
+
+    fn stalls(count: usize, every: usize) -> bool {
+        let (old, new) = changed_every(count, every);
+        diff_mode_stalls(&as_strs(&old), &as_strs(&new))
+    }
+
+    #[test]
+    fn diff_mode_keeps_what_it_shows_within_a_frame() {
+        // Few changes in a few thousand lines; many in a thousand.
+        assert!(!stalls(DIFF_MODE_LINES, 200));
+        assert!(!stalls(1000, 3));
+        assert!(!stalls(0, 1));
+        // Too many lines even unchanged; too many changes for the lines.
+        assert!(stalls(DIFF_MODE_LINES + 1, usize::MAX));
+        assert!(stalls(DIFF_MODE_LINES, 10));
+        assert!(stalls(2000, 5));
+        // The longer side counts.
+        let (old, _) = changed_every(DIFF_MODE_LINES + 1, 1);
+        assert!(diff_mode_stalls(&[], &as_strs(&old)));
+        assert!(diff_mode_stalls(&as_strs(&old), &[]));
     }
 
     /// `old` with `hunks` applied, taking the new lines from `new`.

@@ -1,7 +1,10 @@
-//! A large diff's lines and hunks cut into parts that Lua takes one seam
-//! call at a time: decoding megabytes of lines in one `nvim_exec_lua` froze Neovim
-//! for tens of milliseconds, a part of at most [`PART_BYTES`] costs it a
-//! millisecond or two, and keys and redraws run between parts.
+//! A large diff's lines and hunks cut into bounded parts. The lines go
+//! straight into the diff's buffers (`nvim_buf_set_lines`, decoded by
+//! Neovim's C code: as Lua arguments, megabytes of lines became as many
+//! Lua strings, whose interning and collection cost Neovim more than the
+//! lines themselves, up to 12 ms at once for 4 MB); the hunks go to Lua.
+//! Each part costs Neovim about a millisecond, and keys and redraws run
+//! between parts.
 
 use std::sync::Arc;
 
@@ -12,29 +15,27 @@ use super::text::LineText;
 pub const PART_BYTES: usize = 128 * 1024;
 /// Lines per part, whatever their length (short lines cost per line).
 const PART_LINES: usize = 2048;
-/// Parts sent before the first is answered: Neovim takes the next part
-/// while the host is still reading its answer to the last.
+/// Hunk parts sent before the first is answered: Neovim takes the next
+/// part while the host is still reading its answer to the last.
 pub const PARTS_IN_FLIGHT: usize = 3;
-/// Hunks per part, with their words.
-const PART_HUNKS: usize = 1024;
+/// Hunks per part, with their words: decoding 1,024 of them (each an
+/// array, and their words) took Neovim ~4 ms.
+const PART_HUNKS: usize = 256;
 
-/// What a part carries.
+/// Whole lines of one side, each ending in `\n`, from row `first`.
 #[derive(Debug, PartialEq)]
-pub enum Part<'a> {
-    /// Whole lines of one side (`original` or `proposed`), each ending in
-    /// `\n`, from row `first`.
-    Lines {
-        side: &'static str,
-        first: usize,
-        text: &'a str,
-    },
-    /// Hunks from index `first` and their words, indices as in the whole
-    /// list (see [`super::words`]).
-    Hunks {
-        first: usize,
-        hunks: &'a [Hunk],
-        words: &'a [u32],
-    },
+pub struct LinePart<'a> {
+    pub first: usize,
+    pub text: &'a str,
+}
+
+/// Hunks from index `first` and their words, indices as in the whole list
+/// (see [`super::words`]).
+#[derive(Debug, PartialEq)]
+pub struct HunkPart<'a> {
+    pub first: usize,
+    pub hunks: &'a [Hunk],
+    pub words: &'a [u32],
 }
 
 /// The text of a large diff, held once (the live diff shares the sides).
@@ -45,24 +46,24 @@ pub struct Content {
 }
 
 impl Content {
-    /// The lines' parts, in order: the original's, then the proposal's.
-    pub fn line_parts(&self) -> Vec<Part<'_>> {
-        let mut parts = Vec::new();
-        for (side, lines) in [("original", &self.original), ("proposed", &self.proposed)] {
-            let (mut rest, mut first) = (lines.as_str(), 0);
+    /// The parts of each side's lines, in order: the original's and the
+    /// proposal's.
+    pub fn line_parts(&self) -> [Vec<LinePart<'_>>; 2] {
+        [&self.original, &self.proposed].map(|lines| {
+            let (mut parts, mut rest, mut first) = (Vec::new(), lines.as_str(), 0);
             while !rest.is_empty() {
                 let (text, count) = part_of(rest);
-                parts.push(Part::Lines { side, first, text });
+                parts.push(LinePart { first, text });
                 first += count;
                 rest = &rest[text.len()..];
             }
-        }
-        parts
+            parts
+        })
     }
 }
 
 /// The parts of `hunks` and their `words` (see [`super::words`]), in order.
-pub fn hunk_parts<'a>(hunks: &'a [Hunk], words: &'a [u32]) -> Vec<Part<'a>> {
+pub fn hunk_parts<'a>(hunks: &'a [Hunk], words: &'a [u32]) -> Vec<HunkPart<'a>> {
     let mut parts = Vec::new();
     let mut words = words;
     for (n, chunk) in hunks.chunks(PART_HUNKS).enumerate() {
@@ -75,7 +76,7 @@ pub fn hunk_parts<'a>(hunks: &'a [Hunk], words: &'a [u32]) -> Vec<Part<'a>> {
             .map_or(words.len(), |at| at * 5);
         let (these, rest) = words.split_at(split);
         words = rest;
-        parts.push(Part::Hunks {
+        parts.push(HunkPart {
             first,
             hunks: chunk,
             words: these,
@@ -150,47 +151,36 @@ mod tests {
             original: Arc::new(LineText::from_lines(original.clone())),
             proposed: Arc::new(LineText::from_lines(proposed.clone())),
         };
-        let (mut old, mut new, mut all_hunks, mut all_words) = (vec![], vec![], vec![], vec![]);
-        let parts = content.line_parts().into_iter();
-        for part in parts.chain(hunk_parts(&hunks, &words)) {
-            match part {
-                Part::Lines { side, first, text } => {
-                    assert!(text.ends_with('\n'), "whole lines");
-                    let lines: Vec<String> =
-                        text.split_terminator('\n').map(String::from).collect();
-                    assert!(lines.len() <= PART_LINES && !lines.is_empty());
-                    let bytes = text.len();
-                    assert!(lines.len() == 1 || bytes <= PART_BYTES, "{bytes}");
-                    let into = if side == "original" {
-                        &mut old
-                    } else {
-                        &mut new
-                    };
-                    assert_eq!(first, into.len(), "in order, without gaps");
-                    into.extend(lines);
-                }
-                Part::Hunks {
-                    first,
-                    hunks,
-                    words,
-                } => {
-                    assert_eq!(first, all_hunks.len());
-                    assert!(hunks.len() <= PART_HUNKS);
-                    let range = first as u32..(first + hunks.len()) as u32;
-                    assert!(words.chunks(5).all(|w| range.contains(&w[0])));
-                    all_hunks.extend_from_slice(hunks);
-                    all_words.extend_from_slice(words);
-                }
+        let [old_parts, new_parts] = content.line_parts();
+        let sides = [(&old_parts, &original), (&new_parts, &proposed)];
+        for (parts, side) in sides {
+            let mut lines: Vec<String> = Vec::new();
+            for part in parts {
+                let text = part.text;
+                assert!(text.ends_with('\n'), "whole lines");
+                let these: Vec<String> = text.split_terminator('\n').map(String::from).collect();
+                assert!(these.len() <= PART_LINES && !these.is_empty());
+                let bytes = text.len();
+                assert!(these.len() == 1 || bytes <= PART_BYTES, "{bytes}");
+                assert_eq!(part.first, lines.len(), "in order, without gaps");
+                lines.extend(these);
             }
+            assert_eq!(&lines, side);
         }
-        assert_eq!((old, new), (original, proposed));
+        let (mut all_hunks, mut all_words) = (vec![], vec![]);
+        for part in hunk_parts(&hunks, &words) {
+            assert_eq!(part.first, all_hunks.len());
+            assert!(part.hunks.len() <= PART_HUNKS);
+            let range = part.first as u32..(part.first + part.hunks.len()) as u32;
+            assert!(part.words.chunks(5).all(|w| range.contains(&w[0])));
+            all_hunks.extend_from_slice(part.hunks);
+            all_words.extend_from_slice(part.words);
+        }
         assert_eq!((all_hunks, all_words), (hunks, words));
-        let long_part = content
-            .line_parts()
-            .into_iter()
-            .find(|p| matches!(p, Part::Lines { text, .. } if text.len() > PART_BYTES));
-        assert!(
-            matches!(long_part, Some(Part::Lines { text, .. }) if text == format!("{long}\n")),
+        let long_part = new_parts.iter().find(|p| p.text.len() > PART_BYTES);
+        assert_eq!(
+            long_part.map(|p| p.text),
+            Some(format!("{long}\n").as_str()),
             "a line longer than a part is a part of its own"
         );
     }

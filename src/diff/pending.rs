@@ -95,6 +95,11 @@ impl PendingDiffs {
         }
     }
 
+    /// Whether diff `id` still waits for a decision.
+    pub fn is_pending(&self, id: u64) -> bool {
+        self.lock().pending.contains_key(&id)
+    }
+
     pub fn take(&self, id: u64) -> Option<PendingDiff> {
         self.lock().pending.remove(&id)
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::hunks::is_large;
+use super::hunks::{diff_mode_stalls, is_large};
 use super::parts::Content;
 use super::text::{LineText, Lines};
 
@@ -36,12 +36,13 @@ impl Prepared {
         self.content.take()
     }
 
-    /// Both sides from their texts. A large diff's sides keep the texts'
-    /// bytes, never split into a string per line: megabytes of lines are
-    /// most of the host's memory while it diffs them.
+    /// Both sides from their texts. A diff too large for diff mode by its
+    /// bytes keeps the texts' bytes, never split into a string per line:
+    /// megabytes of lines are most of the host's memory while it diffs
+    /// them. Diffs the sides when they are small (see [`Prepared::of_lines`]).
     fn of_texts(original: String, original_exists: bool, proposed: String) -> Prepared {
         if !is_large(original.len(), proposed.len()) {
-            return Prepared::small(
+            return Prepared::of_lines(
                 Lines::split(&original),
                 original_exists,
                 Lines::split(&proposed),
@@ -51,6 +52,30 @@ impl Prepared {
             LineText::from_text(original),
             original_exists,
             LineText::from_text(proposed),
+        )
+    }
+
+    /// Both sides from their lines: Neovim's diff mode shows them unless it
+    /// would stall the UI on them ([`diff_mode_stalls`], which diffs sides
+    /// of a few thousand lines), then the large-file view does.
+    fn of_lines(original: Lines, original_exists: bool, proposed: Lines) -> Prepared {
+        let stalls = is_large(text_len(&original), text_len(&proposed))
+            || diff_mode_stalls(&strs(&original), &strs(&proposed));
+        if !stalls {
+            return Prepared::small(original, original_exists, proposed);
+        }
+        Prepared::large(
+            (
+                LineText::from_lines(original.lines),
+                original.eol,
+                original.crlf,
+            ),
+            original_exists,
+            (
+                LineText::from_lines(proposed.lines),
+                proposed.eol,
+                proposed.crlf,
+            ),
         )
     }
 
@@ -156,11 +181,7 @@ pub async fn prepare(
     if new_file_contents.contains('\0') {
         return Err("the proposed contents are binary".into());
     }
-    Ok(Prepared::of_texts(
-        original,
-        original_exists,
-        new_file_contents,
-    ))
+    off_runtime(move || Prepared::of_texts(original, original_exists, new_file_contents)).await
 }
 
 /// Both sides from lines already split; large ones marked to be sent in
@@ -170,22 +191,19 @@ pub async fn prepare_lines(
     original_exists: bool,
     proposed: Lines,
 ) -> Result<Prepared, String> {
-    if !is_large(text_len(&original), text_len(&proposed)) {
-        return Ok(Prepared::small(original, original_exists, proposed));
-    }
-    Ok(Prepared::large(
-        (
-            LineText::from_lines(original.lines),
-            original.eol,
-            original.crlf,
-        ),
-        original_exists,
-        (
-            LineText::from_lines(proposed.lines),
-            proposed.eol,
-            proposed.crlf,
-        ),
-    ))
+    off_runtime(move || Prepared::of_lines(original, original_exists, proposed)).await
+}
+
+/// Splitting and diffing take milliseconds: not on the runtime's thread,
+/// which serves every agent.
+async fn off_runtime(work: impl FnOnce() -> Prepared + Send + 'static) -> Result<Prepared, String> {
+    crate::task::spawn_blocking(work)
+        .await
+        .map_err(|error| format!("preparing the diff failed: {error}"))
+}
+
+fn strs(side: &Lines) -> Vec<&str> {
+    side.lines.iter().map(String::as_str).collect()
 }
 
 fn text_len(lines: &Lines) -> usize {
@@ -223,6 +241,31 @@ mod tests {
         assert!(!spec.original_exists);
         assert_eq!(spec.proposed.lines, vec!["hi".to_string()]);
         assert!(!spec.parts, "small files use Neovim's diff mode");
+    }
+
+    #[tokio::test]
+    async fn small_files_changed_too_densely_for_diff_mode_come_in_parts() {
+        let dir = Scratch::new("dense");
+        let path = dir.join("dense.txt");
+        let old: String = (0..2000).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(&path, &old).unwrap();
+        let path = path.to_str().unwrap();
+        let dense: String = (0..2000)
+            .map(|i| format!("line {i}{}\n", if i % 3 == 0 { " changed" } else { "" }))
+            .collect();
+        let spec = prepare(path, path, dense.clone()).await.unwrap();
+        assert!(
+            spec.parts,
+            "diff mode would stall on 667 hunks in 2,000 lines"
+        );
+        let sparse = old.replacen("line 1000\n", "changed\n", 1);
+        let spec = prepare(path, path, sparse).await.unwrap();
+        assert!(!spec.parts, "one change in 2,000 lines is diff mode's");
+        let lines = |text: &str| Lines::split(text);
+        let spec = prepare_lines(lines(&old), true, lines(&dense))
+            .await
+            .unwrap();
+        assert!(spec.parts, "edits of loaded buffers choose the same way");
     }
 
     #[tokio::test]

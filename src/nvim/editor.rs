@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 
 use super::convert::to_json;
 use super::seam::LuaCall;
+use crate::diff::parts::LinePart;
 use crate::selection::Positions;
 
 pub type Nvim = Neovim<Compat<super::stdio::Output>>;
@@ -141,6 +142,32 @@ impl Editor {
                     .map_or_else(|| to_json(item).to_string(), str::to_owned)
             })
             .collect())
+    }
+
+    /// Puts part `part` of a large diff's side into buffer `buf` at its
+    /// rows; the first part replaces the one empty line a new buffer has.
+    /// Neovim's C code decodes the lines: no Lua string is made of them.
+    /// The lines are copied now; the call runs when awaited.
+    pub fn fill_lines(
+        &self,
+        buf: i64,
+        part: &LinePart<'_>,
+    ) -> impl Future<Output = Result<(), String>> + Send + 'static {
+        let end = if part.first == 0 {
+            -1
+        } else {
+            part.first as i64
+        };
+        let lines = part.text.split_terminator('\n').map(Value::from);
+        let args = vec![
+            Value::from(buf),
+            Value::from(part.first),
+            Value::from(end),
+            Value::from(false),
+            Value::Array(lines.collect()),
+        ];
+        let editor = self.clone();
+        async move { editor.api("nvim_buf_set_lines", args).await.map(|_| ()) }
     }
 }
 

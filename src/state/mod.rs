@@ -228,9 +228,12 @@ impl State {
                     )));
                 }
             }
-            Ok(_) => {
+            Ok(answer) => {
                 if let Some(content) = content {
-                    self.send_parts(begun.id, content).await;
+                    match parts::DiffBuffers::of(&answer) {
+                        Some(buffers) => self.send_parts(begun.id, content, buffers).await,
+                        None => self.refuse_parts(begun.id, "open_diff named no buffers".into()),
+                    }
                 }
             }
         }

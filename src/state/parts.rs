@@ -1,33 +1,51 @@
-//! A large diff reaches Lua in parts (see [`crate::diff::parts`]): its
-//! lines while the host diffs them, then the hunks, a few calls under way
-//! at a time.
+//! A large diff reaches Neovim in parts (see [`crate::diff::parts`]): its
+//! lines, straight into the diff's two buffers while the host diffs them,
+//! then the hunks, to Lua, a few calls under way at a time.
 
 use std::collections::VecDeque;
 
 use super::State;
-use crate::diff::parts::{Content, PARTS_IN_FLIGHT, hunk_parts};
+use crate::diff::parts::{Content, LinePart, PARTS_IN_FLIGHT, hunk_parts};
 use crate::diff::pending::DiffOutcome;
 use crate::nvim::seam::LuaCall;
 
+/// The two buffers of a large diff, as Lua's `open_diff` made them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DiffBuffers {
+    pub original: i64,
+    pub proposed: i64,
+}
+
+impl DiffBuffers {
+    /// `{original, proposed}` from `open_diff`'s answer.
+    pub fn of(answer: &nvim_rs::Value) -> Option<DiffBuffers> {
+        let field = |name: &str| {
+            answer
+                .as_map()?
+                .iter()
+                .find(|(key, _)| key.as_str() == Some(name))?
+                .1
+                .as_i64()
+        };
+        Some(DiffBuffers {
+            original: field("original")?,
+            proposed: field("proposed")?,
+        })
+    }
+}
+
 impl State {
-    /// Sends a large diff's lines to Lua one bounded part at a time while
-    /// the host diffs them, then the hunks; at most [`PARTS_IN_FLIGHT`]
-    /// waiting, so Neovim runs keys and redraws between parts and never
-    /// waits for the next (Lua puts parts that overtook others in place).
-    /// Stops when the diff is gone; a part Lua fails on rejects the diff.
-    pub(super) async fn send_parts(&self, id: u64, content: Content) {
+    /// Sends a large diff's lines into `buffers` one bounded part at a time
+    /// while the host diffs them, then the hunks to Lua; Neovim runs keys and
+    /// redraws between parts and never waits long for the next. Stops once
+    /// the diff is decided or gone; a part Neovim fails on rejects the diff.
+    pub(super) async fn send_parts(&self, id: u64, content: Content, buffers: DiffBuffers) {
         let diffing = self
             .live_diffs
             .snapshot(id)
             .map(|snapshot| crate::task::spawn_blocking(move || snapshot.diff()));
-        let mut sender = PartSender::default();
-        for part in content.line_parts() {
-            if !self
-                .part_taken(id, &mut sender, LuaCall::diff_part(id, &part))
-                .await
-            {
-                return;
-            }
+        if !self.fill_buffers(id, &content, buffers).await {
+            return;
         }
         drop(content);
         let rediffed = match diffing {
@@ -38,6 +56,7 @@ impl State {
             Ok(rediffed) => rediffed,
             Err(error) => return self.refuse_parts(id, error),
         };
+        let mut sender = PartSender::default();
         for part in hunk_parts(&rediffed.hunks, &rediffed.words) {
             if !self
                 .part_taken(id, &mut sender, LuaCall::diff_part(id, &part))
@@ -55,6 +74,50 @@ impl State {
                 .await
         {
             self.all_taken(id, &mut sender).await;
+        }
+    }
+
+    /// Puts both sides' lines into their buffers, one part of each side
+    /// under way at a time: a side's parts then arrive in order (calls
+    /// under way at once can overtake each other), and Neovim has the
+    /// other side's part to take while the host sends the next. False once
+    /// the diff is decided or gone.
+    async fn fill_buffers(&self, id: u64, content: &Content, buffers: DiffBuffers) -> bool {
+        let [original, proposed] = content.line_parts().map(VecDeque::from);
+        let mut sides: [(VecDeque<LinePart<'_>>, i64, Option<FillReply>); 2] = [
+            (original, buffers.original, None),
+            (proposed, buffers.proposed, None),
+        ];
+        loop {
+            let mut under_way = false;
+            for (parts, buf, waiting) in &mut sides {
+                if let Some(reply) = waiting.take()
+                    && !self.line_part_taken(id, reply).await
+                {
+                    return false;
+                }
+                let Some(part) = parts.pop_front() else {
+                    continue;
+                };
+                if !self.diffs.is_pending(id) {
+                    return false;
+                }
+                *waiting = Some(crate::task::spawn(self.editor.fill_lines(*buf, &part)));
+                under_way = true;
+            }
+            if !under_way {
+                return true;
+            }
+        }
+    }
+
+    async fn line_part_taken(&self, id: u64, reply: FillReply) -> bool {
+        match reply.await.map_err(|e| e.to_string()).and_then(|r| r) {
+            Ok(()) => true,
+            Err(error) => {
+                self.refuse_parts(id, error);
+                false
+            }
         }
     }
 
@@ -96,7 +159,7 @@ impl State {
     }
 
     /// Large diff `id` cannot be shown after all: the agent hears why.
-    fn refuse_parts(&self, id: u64, error: String) {
+    pub(super) fn refuse_parts(&self, id: u64, error: String) {
         if let Some(diff) = self.diffs.take(id) {
             self.finish_diff(
                 diff,
@@ -108,6 +171,8 @@ impl State {
 
 /// The answer to one part's seam call.
 type PartReply = tokio::task::JoinHandle<Result<nvim_rs::Value, String>>;
+/// The answer to one part of a side's lines.
+type FillReply = tokio::task::JoinHandle<Result<(), String>>;
 
 /// The parts of one large diff under way.
 #[derive(Default)]

@@ -9,19 +9,42 @@ use crate::{median, report};
 
 const RUNS: usize = 7;
 
-/// Records the longest wait of a `vim.schedule` callback posted every
-/// millisecond: the main loop's longest freeze (uv timers keep firing
-/// inside long C work such as `:diffthis`, scheduled callbacks do not).
+/// A `vim.schedule` callback posted every millisecond (by a uv timer)
+/// records the longest gap between two callbacks that ran: how long the
+/// main loop took nothing new, keys and redraws included. `_G.stall.max` is
+/// that gap (ns); `wait` the longest a callback waited from posting to
+/// running, which misses work inside one event (a long `nvim_exec_lua`, a
+/// seam call) because the uv timer cannot fire there either; `busy` the
+/// most CPU time Neovim spent between two callbacks (ns), what the gap
+/// would be on a machine with a core to spare; `cpu()` Neovim's CPU time
+/// since the sample began, less the probe's own (ns). `_G.stall.reset()`
+/// starts a new sample; `_G.stall.each(now)`, when set, runs in every
+/// callback.
 pub const STALL_PROBE: &str = "
-  _G.stall = { max = 0 }
   local uv = vim.uv
+  _G.stall = { max = 0, wait = 0, busy = 0 }
+  function _G.stall.reset()
+    local s = _G.stall
+    s.max, s.wait, s.busy, s.last, s.last_cpu = 0, 0, 0, uv.hrtime(), os.clock() * 1e9
+    s.from_cpu, s.own = s.last_cpu, 0
+  end
+  function _G.stall.cpu()
+    return os.clock() * 1e9 - _G.stall.from_cpu - _G.stall.own
+  end
+  _G.stall.reset()
   _G.stall_timer = _G.stall_timer or uv.new_timer()
   _G.stall_timer:start(1, 1, function()
-    local posted = uv.hrtime()
+    local posted, from = uv.hrtime(), os.clock() * 1e9
     vim.schedule(function()
-      local wait = uv.hrtime() - posted
-      if wait > _G.stall.max then _G.stall.max = wait end
+      local s, now, cpu = _G.stall, uv.hrtime(), os.clock() * 1e9
+      s.max = math.max(s.max, now - s.last)
+      s.wait = math.max(s.wait, now - posted)
+      s.busy = math.max(s.busy, cpu - s.last_cpu)
+      s.last, s.last_cpu = now, cpu
+      if s.each then s.each(now) end
+      s.own = s.own + os.clock() * 1e9 - cpu
     end)
+    _G.stall.own = _G.stall.own + os.clock() * 1e9 - from
   end)";
 
 pub async fn run() {
@@ -173,7 +196,7 @@ async fn cursor_and_selection() {
     let (mut per_extend, mut stall) = (vec![], vec![]);
     for step in 0..RUNS * 5 {
         session
-            .exec("_G.bench.ns = 0; _G.bench.calls = 0; _G.stall.max = 0")
+            .exec("_G.bench.ns = 0; _G.bench.calls = 0; _G.stall.reset()")
             .await;
         session.input("j").await;
         let end = 10_000 + step as u64;
@@ -193,7 +216,7 @@ async fn cursor_and_selection() {
 }
 
 /// A file of about `bytes` and an agent's proposal for it: a change every
-/// 500 lines (sparse), or changes, deletions and insertions every few lines
+/// 200 lines (sparse), or changes, deletions and insertions every few lines
 /// (dense).
 pub fn proposal_of(bytes: usize, dense: bool) -> (String, String) {
     // Numbered lines, so a diff finds exactly the edits made below.
@@ -205,7 +228,7 @@ pub fn proposal_of(bytes: usize, dense: bool) -> (String, String) {
         .enumerate()
         .filter(|(i, _)| !dense || i % 13 != 5)
         .map(
-            |(i, l)| match (dense, i % 500 == 250, i % 7 == 3, i % 11 == 0) {
+            |(i, l)| match (dense, i % 200 == 100, i % 7 == 3, i % 11 == 0) {
                 (false, true, _, _) | (true, _, true, _) => format!("{l} // changed\n"),
                 (true, _, _, true) => format!("{l}\n// inserted\n"),
                 _ => format!("{l}\n"),
@@ -231,7 +254,7 @@ async fn open_diff() {
             .await;
         let (mut stall, mut until_windows) = (vec![], vec![]);
         for run in 0..RUNS {
-            session.exec("_G.opened_at = nil; _G.stall.max = 0").await;
+            session.exec("_G.opened_at = nil; _G.stall.reset()").await;
             let tab = format!("bench-{run}");
             let sent = now_ns();
             agent.send(json!({"jsonrpc": "2.0", "id": tab, "method": "tools/call",
@@ -274,6 +297,9 @@ pub async fn diff_mode() {
     attach_ui(&session).await;
     session.exec(STALL_PROBE).await;
     let sizes = [
+        ("32KB", 32 << 10),
+        ("64KB", 64 << 10),
+        ("96KB", 96 << 10),
         ("128KB", 128 << 10),
         ("192KB", 192 << 10),
         ("256KB", 256 << 10),
@@ -289,7 +315,7 @@ pub async fn diff_mode() {
         let lines = |text: &str| json!(text.lines().collect::<Vec<_>>());
         let (mut open, mut edit) = (vec![], vec![]);
         for _ in 0..RUNS {
-            session.exec("_G.stall.max = 0").await;
+            session.exec("_G.stall.reset()").await;
             let took = session
                 .lua_with(
                     "local old, new = ...
@@ -308,7 +334,7 @@ pub async fn diff_mode() {
                 )
                 .await;
             open.push(blocked(took).max(settled_stall(&session).await));
-            session.exec("_G.stall.max = 0").await;
+            session.exec("_G.stall.reset()").await;
             let took = session
                 .lua(
                     "local t0 = vim.uv.hrtime()

@@ -101,7 +101,7 @@ pub async fn watch() {
 
         // A checkout-like burst: all 2,000 files rewritten, 500 loaded.
         session
-            .exec("_G.watch.ui_ns, _G.watch.pushes, _G.watch.done_at = 0, 0, 0; _G.stall.max = 0")
+            .exec("_G.watch.ui_ns, _G.watch.pushes, _G.watch.done_at = 0, 0, 0; _G.stall.reset()")
             .await;
         let at = now_ns();
         for (i, path) in paths.iter().enumerate() {

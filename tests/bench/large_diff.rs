@@ -1,12 +1,21 @@
 //! Large `openDiff`s as an agent sends them, from a client outside the
 //! host's crate (Node's WebSocket, `large_diff_agent.mjs`): a 1 MB and a
-//! 4 MB proposal (a change every 500 lines, `sparse`, or every few lines,
+//! 4 MB proposal (a change every 200 lines, `sparse`, or every few lines,
 //! `dense`), into a Neovim with a UI attached so it redraws as a terminal
 //! would. Figures per plugin:
 //!
-//! * `_longest_freeze`: the longest wait of a `vim.schedule` callback
-//!   posted every millisecond, from the send until Neovim has drawn the
-//!   diff and gone quiet;
+//! * `_longest_freeze`: the longest gap between two `vim.schedule`
+//!   callbacks posted every millisecond, from the send until Neovim has
+//!   drawn the diff and gone quiet; `_longest_wait`, the longest wait of one
+//!   callback from posting to running, which cannot see work inside one
+//!   event (a seam call decoding its arguments: no uv timer fires there
+//!   either) and so says less; `_longest_busy`, the most CPU time Neovim
+//!   spent between two callbacks, the freeze a machine with a core to
+//!   spare would see; `_nvim_cpu`, all of Neovim's CPU time until then but
+//!   the probe's;
+//!   `…_rejected_…` the same from the rejection until Neovim is quiet
+//!   again (the tab closed); `large_diff_idle_…` the same over a second
+//!   with no diff, the floor a loaded machine sets;
 //! * `_until_both_shown`: from the send until two windows of one tab show
 //!   the whole of both sides (line count, last line and the first line
 //!   that differs);
@@ -28,7 +37,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::common::{Session, eventually};
-use crate::editor::{attach_ui, proposal_of};
+use crate::editor::{STALL_PROBE, attach_ui, proposal_of};
 use crate::{median, report};
 
 const RUNS: usize = 3;
@@ -51,12 +60,11 @@ struct Plugin {
     host: bool,
 }
 
-/// Every `vim.schedule` callback (posted every millisecond by a uv timer)
-/// records how long it waited, and the first moment two windows of one tab
-/// show `_G.large.want`'s two sides.
-const PROBE: &str = "
-  _G.large = { max = 0 }
-  local uv, api = vim.uv, vim.api
+/// Run in every callback of the stall probe (`STALL_PROBE`): the first
+/// moment two windows of one tab show `_G.large.want`'s two sides.
+const SHOWN: &str = "
+  _G.large = {}
+  local api = vim.api
   local function matches(buf, side)
     if api.nvim_buf_line_count(buf) ~= side.count then return false end
     for _, check in ipairs(side.lines) do
@@ -77,16 +85,10 @@ const PROBE: &str = "
     end
     return false
   end
-  _G.large_timer = _G.large_timer or uv.new_timer()
-  _G.large_timer:start(1, 1, function()
-    local posted = uv.hrtime()
-    vim.schedule(function()
-      local now = uv.hrtime()
-      if now - posted > _G.large.max then _G.large.max = now - posted end
-      local want = _G.large.want
-      if want and not _G.large.shown_at and shown(want) then _G.large.shown_at = now end
-    end)
-  end)";
+  _G.stall.each = function(now)
+    local want = _G.large.want
+    if want and not _G.large.shown_at and shown(want) then _G.large.shown_at = now end
+  end";
 
 pub async fn run() {
     let mut plugins = vec![Plugin {
@@ -149,7 +151,8 @@ async fn measure(plugin: &Plugin) {
     };
     let (port, token) = lockfile(&lock_dir).await;
     let mut agent = NodeAgent::start(port, plugin.header, &token, plugin.subprotocol).await;
-    session.exec(PROBE).await;
+    session.exec(STALL_PROBE).await;
+    session.exec(SHOWN).await;
     let nvim_pid = session
         .lua("return vim.fn.getpid()")
         .await
@@ -165,21 +168,30 @@ async fn measure(plugin: &Plugin) {
         .flatten()
         .collect();
     let idle: Vec<u64> = pids.iter().map(|(_, p)| rss(*p, "VmRSS")).collect();
+    // What the probe sees with nothing to do: the floor the machine sets.
+    let mut quiet = vec![];
+    for _ in 0..RUNS {
+        session.exec("_G.stall.reset()").await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        quiet.push(Stalls::read(&session).await);
+    }
+    Stalls::report(&format!("large_diff_idle_{{}}{}", plugin.label), quiet);
     let mut peaks = vec![0u64; pids.len()];
     let mut run = 0;
     for (size, bytes) in [("1MB", 1 << 20), ("4MB", 4 << 20)] {
         for dense in [false, true] {
             let shape = if dense { "dense" } else { "sparse" };
-            let (mut freeze, mut shown) = (vec![], vec![]);
+            let (mut stalls, mut shown, mut closing) = (vec![], vec![], vec![]);
             for _ in 0..RUNS {
                 run += 1;
                 let large = bytes == 4 << 20;
                 if large {
                     pids.iter().for_each(|(_, p)| reset_peak(*p));
                 }
-                let (frozen, until) =
+                let (stalled, until, closed) =
                     one_diff(&session, &mut agent, plugin, run, bytes, dense).await;
-                freeze.push(frozen);
+                stalls.push(stalled);
+                closing.push(closed);
                 shown.push(until);
                 if large {
                     for (peak, (_, p)) in peaks.iter_mut().zip(&pids) {
@@ -188,7 +200,8 @@ async fn measure(plugin: &Plugin) {
                 }
             }
             let name = |what: &str| format!("large_diff_{size}_{shape}_{what}{}", plugin.label);
-            report(&name("longest_freeze"), median(freeze), "ms");
+            Stalls::report(&name("{}"), stalls);
+            Stalls::report(&name("rejected_{}"), closing);
             report(&name("until_both_shown"), median(shown), "ms");
         }
     }
@@ -212,8 +225,47 @@ async fn measure(plugin: &Plugin) {
     }
 }
 
-/// One diff, sent, shown, settled and rejected: (longest freeze, time until
-/// both sides showed), in ms.
+/// What the stall probe saw, in ms: the longest gap between its callbacks
+/// (`freeze`), the longest wait of one callback (`wait`, blind to work
+/// inside one event), the most CPU time between two (`busy`) and all of
+/// Neovim's CPU time (`cpu`) but the probe's own.
+struct Stalls {
+    freeze: f64,
+    wait: f64,
+    busy: f64,
+    cpu: f64,
+}
+
+impl Stalls {
+    async fn read(session: &Session) -> Stalls {
+        let s = session
+            .lua("local s = _G.stall; return { s.max, s.wait, s.busy, s.cpu() }")
+            .await;
+        let ms = |i: usize| s[i].as_f64().unwrap() / 1e6;
+        Stalls {
+            freeze: ms(0),
+            wait: ms(1),
+            busy: ms(2),
+            cpu: ms(3),
+        }
+    }
+
+    /// The medians, named by `pattern` with `{}` for the figure.
+    fn report(pattern: &str, sample: Vec<Stalls>) {
+        let figure = |what: &str, of: fn(&Stalls) -> f64| {
+            let name = pattern.replace("{}", what);
+            report(&name, median(sample.iter().map(of).collect()), "ms");
+        };
+        figure("longest_freeze", |s| s.freeze);
+        figure("longest_wait", |s| s.wait);
+        figure("longest_busy", |s| s.busy);
+        figure("nvim_cpu", |s| s.cpu);
+    }
+}
+
+/// One diff, sent, shown, settled and rejected: what the probe saw until
+/// it settled, the time until both sides showed (ms), and what the probe
+/// saw from the rejection until Neovim settled again.
 async fn one_diff(
     session: &Session,
     agent: &mut NodeAgent,
@@ -221,7 +273,7 @@ async fn one_diff(
     run: usize,
     bytes: usize,
     dense: bool,
-) -> (f64, f64) {
+) -> (Stalls, f64, Stalls) {
     let (original, proposal) = proposal_of(bytes, dense);
     // A file of its own each time, so no buffer of an earlier run helps.
     let path = session.write_file(&format!("large_{run}.rs"), &original);
@@ -231,7 +283,7 @@ async fn one_diff(
         .lua_with(
             "local want, tab = ...
              _G.large.want, _G.large.tab, _G.large.shown_at = want, tab, nil
-             _G.large.max = 0",
+             _G.stall.reset()",
             vec![want(&original, &proposal), json!(tab)],
         )
         .await;
@@ -240,15 +292,17 @@ async fn one_diff(
         session.lua("return _G.large.shown_at").await.as_f64()
     })
     .await;
-    let freeze = settled_freeze(session).await;
+    let stalls = settled(session).await;
+    session.exec("_G.stall.reset()").await;
     session.exec(plugin.reject).await;
     let reply = agent.reply(&tab).await;
     assert_eq!(reply, "DIFF_REJECTED", "{}", plugin.label);
+    let closing = settled(session).await;
     session.exec("vim.cmd('silent! %bwipeout!')").await;
-    (freeze, (shown_at - sent) / 1e6)
+    (stalls, (shown_at - sent) / 1e6, closing)
 }
 
-/// What `PROBE` looks for: each side's line count, last line and the first
+/// What `SHOWN` looks for: each side's line count, last line and the first
 /// line where the two differ.
 fn want(original: &str, proposal: &str) -> Value {
     let (old, new): (Vec<&str>, Vec<&str>) =
@@ -263,16 +317,16 @@ fn want(original: &str, proposal: &str) -> Value {
     json!({ "old": side(&old), "new": side(&new) })
 }
 
-/// The probe's longest wait once it has not grown for 300 ms, in ms.
-async fn settled_freeze(session: &Session) -> f64 {
+/// What the probe saw once its longest gap has not grown for 300 ms.
+async fn settled(session: &Session) -> Stalls {
     let mut last = -1.0;
     loop {
         tokio::time::sleep(Duration::from_millis(300)).await;
-        let max = session.lua("return _G.large.max").await.as_f64().unwrap() / 1e6;
-        if max == last {
-            return max;
+        let stalls = Stalls::read(session).await;
+        if stalls.freeze == last {
+            return stalls;
         }
-        last = max;
+        last = stalls.freeze;
     }
 }
 

@@ -126,6 +126,32 @@ async fn hunks_are_decided_in_the_large_view_too() {
 }
 
 #[tokio::test]
+async fn rejecting_every_hunk_of_a_large_view_rejects_the_diff() {
+    let session = Session::start().await;
+    let disk: String = (0..30_000).map(|i| format!("line {i}\n")).collect();
+    let proposal = disk.replacen("line 100\n", "CHANGED 100\n", 1).replacen(
+        "line 20000\n",
+        "CHANGED 20000\n",
+        1,
+    );
+    let path = session.write_file("large.txt", &disk);
+    let mut agent = session.connect().await;
+    let id = agent.open_diff(&path, &proposal, "large-rejected").await;
+    session.wait_diffs(1).await;
+    eventually("the large view", || async {
+        let hunks = session
+            .lua("return require('pi-ide.diff.hunks').hunks(require('pi-ide.diff').list()[1].proposed_buf)")
+            .await;
+        (hunks.as_array().map(Vec::len) == Some(2)).then_some(())
+    })
+    .await;
+    // The proposal is back to the file on disk: nothing to save.
+    keys_at(&session, 20_001, "gr").await;
+    keys_at(&session, 101, "gr").await;
+    assert_eq!(texts(&agent.response(&id).await)[0], "DIFF_REJECTED");
+}
+
+#[tokio::test]
 async fn a_large_view_comes_back_whole_after_its_proposal_was_hidden() {
     let session = Session::start().await;
     let disk: String = (0..30_000).map(|i| format!("line {i}\n")).collect();

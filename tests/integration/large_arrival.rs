@@ -106,17 +106,26 @@ async fn a_large_diff_rejected_before_its_last_part_stops_the_rest() {
     let mut agent = session.connect().await;
     let (original, proposal) = pair(1 << 20);
     let path = session.write_file("halfway.rs", &original);
-    // The person rejects as soon as the first part is in.
+    // The person rejects as soon as the first part of the lines is in; the
+    // parts that land after that are counted.
     session
         .exec(
             "_G.parts_after_reject = 0
              local diff = require('pi-ide.diff')
-             local part = diff.part
-             diff.part = function(id, kind, ...)
-               if _G.rejected then _G.parts_after_reject = _G.parts_after_reject + 1 end
-               local took = part(id, kind, ...)
-               if not _G.rejected then _G.rejected = true; diff.reject('halfway') end
-               return took
+             local open = diff.open
+             diff.open = function(spec)
+               local buffers = open(spec)
+               for _, buf in ipairs({ buffers.original, buffers.proposed }) do
+                 vim.api.nvim_buf_attach(buf, false, { on_lines = function()
+                   if _G.rejected then
+                     _G.parts_after_reject = _G.parts_after_reject + 1
+                   else
+                     _G.rejected = true
+                     vim.schedule(function() diff.reject('halfway') end)
+                   end
+                 end })
+               end
+               return buffers
              end",
         )
         .await;
@@ -124,11 +133,13 @@ async fn a_large_diff_rejected_before_its_last_part_stops_the_rest() {
     let reply = agent.response(&id).await;
     assert_eq!(texts(&reply)[0], "DIFF_REJECTED");
     session.wait_diffs(0).await;
-    // The host stopped at the first part Lua no longer took (three are
-    // under way at a time).
+    // The host stopped once it heard of the decision: a part of each side
+    // is under way at a time, and each side's next may leave before the
+    // decision reaches the host (1 MB is 22 parts).
+    assert_eq!(session.lua("return _G.rejected").await, true);
     let after = session.lua("return _G.parts_after_reject").await;
     assert!(
-        after.as_u64().unwrap() <= 3,
+        after.as_u64().unwrap() <= 4,
         "{after} parts sent after the rejection"
     );
     // And the next diff opens whole.
@@ -154,11 +165,10 @@ async fn a_part_lua_fails_on_rejects_the_diff_and_closes_it() {
     session
         .exec(
             "local diff = require('pi-ide.diff')
-             local part, calls = diff.part, 0
-             diff.part = function(...)
-               calls = calls + 1
-               if calls == 3 then error('out of memory') end
-               return part(...)
+             local part = diff.part
+             diff.part = function(id, kind, ...)
+               if kind == 'hunks' then error('out of memory') end
+               return part(id, kind, ...)
              end",
         )
         .await;
@@ -178,51 +188,29 @@ async fn a_part_lua_fails_on_rejects_the_diff_and_closes_it() {
     );
 }
 
-/// The host has a few parts under way at once, and Neovim can receive them
-/// out of order: each still lands at its rows.
+/// The host puts each side's lines into its buffer while other calls into
+/// Neovim are under way: every line lands at its row.
 #[tokio::test]
-async fn parts_that_overtake_others_land_at_their_rows() {
-    let session = Session::spawn().await;
-    let path = session.write_file("overtaken.txt", "a\nb\nc\nd\ne\n");
-    let path = path.to_str().unwrap();
-    let side = json!({"lines": [], "eol": true, "crlf": false});
-    let calls = [
-        json!(["open_diff", {"id": 3, "tab_name": "overtaken", "path": path, "original_path": path,
-            "client": "pi", "original_exists": true, "original": side, "proposed": side,
-            "hunks": [], "words": [], "parts": true}]),
-        json!(["diff_part", 3, "proposed", 3, ["D", "E"]]),
-        json!(["diff_part", 3, "original", 2, ["c", "d", "e"]]),
-        json!(["diff_part", 3, "proposed", 1, ["B", "C"]]),
-        json!(["diff_part", 3, "original", 0, ["a", "b"]]),
-        json!(["diff_part", 3, "proposed", 0, ["A"]]),
-        json!(["diff_part", 3, "hunks", 0, [[0, 5, 0, 5]], []]),
-        json!(["diff_part", 3, "done"]),
-    ];
-    for call in calls {
-        let outcome = session
-            .lua_with(
-                "local ok, err = pcall(require('pi-ide.seam').call, ...)
-                 return { ok = ok, err = not ok and tostring(err) or nil }",
-                call.as_array().unwrap().clone(),
-            )
-            .await;
-        assert_eq!(outcome["ok"], true, "{call}: {}", outcome["err"]);
-    }
+async fn a_large_diff_lands_in_its_buffers_line_for_line() {
+    let session = Session::start().await;
+    let mut agent = session.connect().await;
+    let (original, proposal) = pair(1 << 20);
+    let path = session.write_file("in_order.rs", &original);
+    let id = agent.open_diff(&path, &proposal, "in_order").await;
+    let diff = &session.wait_diffs(1).await[0];
     let sides = session
-        .lua(
-            "local sides = {}
-             for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-               local name = vim.api.nvim_buf_get_name(buf)
-               if name:find('overtaken', 1, true) then
-                 local side = name:find('proposed', 1, true) and 'proposed' or 'original'
-                 sides[side] = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-               end
-             end
-             return sides",
-        )
+        .lua(&format!(
+            "return {{ vim.api.nvim_buf_get_lines({}, 0, -1, false), vim.api.nvim_buf_get_lines({}, 0, -1, false) }}",
+            diff["original_buf"], diff["proposed_buf"]
+        ))
         .await;
-    assert_eq!(
-        sides,
-        json!({"original": ["a", "b", "c", "d", "e"], "proposed": ["A", "B", "C", "D", "E"]})
+    let lines = |text: &str| json!(text.lines().collect::<Vec<_>>());
+    assert!(
+        sides == json!([lines(&original), lines(&proposal)]),
+        "both sides whole and in order"
     );
+    session
+        .exec("require('pi-ide.diff').reject('in_order')")
+        .await;
+    assert_eq!(texts(&agent.response(&id).await)[0], "DIFF_REJECTED");
 }

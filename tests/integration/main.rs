@@ -60,3 +60,4 @@ mod seam;
 mod secrets;
 mod selection;
 mod suggest;
+mod view_choice;

@@ -77,6 +77,9 @@ local function act(entry, decide, accept)
   end
   local a_first, a_last = range(hunk[1], hunk[2])
   local b_first, b_last = range(hunk[3], hunk[4])
+  -- A large diff keeps its on-disk lines only in the left buffer, which
+  -- accepting a hunk changes: read them before the first decision.
+  entry.disk_lines = entry.disk_lines or lines_of(entry.original_buf, 0, -1)
   if accept then
     replace(entry.original_buf, a_first, a_last, lines_of(entry.proposed_buf, b_first, b_last))
   else

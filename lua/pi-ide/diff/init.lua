@@ -39,14 +39,35 @@ local function teardown(entry)
   if entry.stop_watching then
     entry.stop_watching()
   end
+  -- The windows go in one step, so no frame shows half a diff; then each
+  -- buffer in a step of its own: wiping a side with tens of thousands of
+  -- marks (a large diff with dense changes) takes milliseconds.
+  local bufs = vim.tbl_filter(function(buf)
+    return buf ~= nil
+  end, { entry.proposed_buf, entry.original_buf })
+  local function wipe(i)
+    if i > #bufs then
+      -- After the wipe, whose autocmds let the large view let go of its copy.
+      pcall(vim.api.nvim_del_augroup_by_id, entry.group)
+      return
+    end
+    if vim.api.nvim_buf_is_valid(bufs[i]) then
+      pcall(vim.api.nvim_buf_delete, bufs[i], { force = true })
+    end
+    util.next_step(function()
+      wipe(i + 1)
+    end)
+  end
   vim.schedule(function()
-    for _, buf in ipairs({ entry.proposed_buf, entry.original_buf }) do
-      if buf and vim.api.nvim_buf_is_valid(buf) then
-        pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    for _, buf in ipairs(bufs) do
+      for _, win in ipairs(vim.api.nvim_buf_is_valid(buf) and vim.fn.win_findbuf(buf) or {}) do
+        -- The last window of all stays; wiping its buffer replaces it.
+        pcall(vim.api.nvim_win_close, win, true)
       end
     end
-    -- After the wipe, whose autocmds let the large view let go of its copy.
-    pcall(vim.api.nvim_del_augroup_by_id, entry.group)
+    util.next_step(function()
+      wipe(1)
+    end)
   end)
   util.emit("PiIdeDiffClosed", {
     tab_name = entry.tab_name,
@@ -95,7 +116,7 @@ local function keep_edits(entry, reason, taken)
 end
 
 --- Seam `open_diff`: shows diff `spec`. An error makes the host answer
---- DIFF_REJECTED.
+--- DIFF_REJECTED. A large diff answers the buffers its lines go into.
 function M.open(spec)
   local entry = {
     id = spec.id,
@@ -136,6 +157,9 @@ function M.open(spec)
         return not entry.decided
       end
     )
+  end
+  if spec.parts then
+    return { original = entry.original_buf, proposed = entry.proposed_buf }
   end
   return true
 end

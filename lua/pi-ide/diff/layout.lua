@@ -165,91 +165,60 @@ local function build_tab(entry, focus)
   return left, right
 end
 
--- A large diff's text arrives in parts, one seam call each (see
--- src/diff/parts.rs): each is a bounded piece of work, and keys and redraws
--- run between them. `done()` runs once the last has arrived.
+-- A large diff's text arrives in parts (see src/diff/parts.rs): the host
+-- puts its lines straight into both buffers, then sends the hunks, one seam
+-- call each. Each is a bounded piece of work, and keys and redraws run
+-- between them. `done()` runs once the last has arrived.
 local function load(spec, entry, done)
   if not spec.parts then
     done()
     return
   end
   entry.loading = true
-  entry.parts = {
-    hunks = {},
-    words = {},
-    done = done,
-    original = { rows = 0, early = {} },
-    proposed = { rows = 0, early = {} },
-  }
+  entry.parts = { hunks = {}, words = {}, done = done }
   for _, buf in ipairs({ entry.original_buf, entry.proposed_buf }) do
     vim.bo[buf].undolevels = -1
+    -- The host fills the on-disk side too (the API refuses a buffer that
+    -- is not 'modifiable').
+    vim.bo[buf].modifiable = true
   end
 end
 
--- Puts `lines` into `buf` from row `first` (0-based); the first part
--- replaces the empty line a new buffer has.
-local function append(buf, first, lines)
-  local modifiable = vim.bo[buf].modifiable
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, first, first == 0 and -1 or first, false, lines)
-  vim.bo[buf].modifiable = modifiable
-end
-
---- Seam `diff_part` for diff `entry`: `kind` "original" or "proposed"
---- (lines from row `first`), "hunks" (hunks from index `first`, with their
---- words), or "done" (all parts arrived).
+--- Seam `diff_part` for diff `entry`: `kind` "hunks" (hunks from index
+--- `first`, with their words) or "done" (all parts arrived).
 function M.part(entry, kind, first, a, b)
   local parts = entry.parts
   if not parts then
     error("diff " .. entry.id .. " takes no parts", 0)
   end
-  if kind == "original" or kind == "proposed" then
-    -- The host has a few parts under way at once, and they can reach
-    -- Neovim out of order: one that starts past the rows a side has waits
-    -- for those before it.
-    local side = parts[kind]
-    if first ~= side.rows then
-      side.early[first] = a
-      return
-    end
-    local buf = kind == "original" and entry.original_buf or entry.proposed_buf
-    while a do
-      append(buf, first, a)
-      if kind == "original" then
-        local disk = entry.disk_lines
-        for i = 1, #a do
-          disk[first + i] = a[i]
-        end
-      end
-      first = first + #a
-      side.rows = first
-      a = side.early[first]
-      side.early[first] = nil
-    end
-  elseif kind == "hunks" then
+  if kind == "hunks" then
     require("pi-ide.diff.hunks").collect(parts, first, a, b)
   elseif kind == "done" then
-    if next(parts.original.early) or next(parts.proposed.early) then
-      error("diff " .. entry.id .. " is missing lines", 0)
-    end
     entry.parts = nil
+    vim.bo[entry.original_buf].modifiable = false
     for _, buf in ipairs({ entry.original_buf, entry.proposed_buf }) do
       vim.bo[buf].undolevels = -123456
       vim.bo[buf].modified = false
     end
     entry.host_hunks = parts
-    -- Filetype (its plugins and syntax), then the view: steps of their own.
-    vim.schedule(function()
-      for _, buf in ipairs({ entry.original_buf, entry.proposed_buf }) do
+    -- Filetype (its plugins and syntax) of each side, then the view: steps
+    -- of their own.
+    local function set_filetype(buf, after)
+      util.next_step(function()
         if entry.filetype and vim.api.nvim_buf_is_valid(buf) then
           vim.bo[buf].filetype = entry.filetype
         end
-      end
-      vim.schedule(function()
-        if not entry.closed then
-          entry.loading = false
-          parts.done()
-        end
+        after()
+      end)
+    end
+    set_filetype(entry.original_buf, function()
+      set_filetype(entry.proposed_buf, function()
+        util.next_step(function()
+          if not entry.closed then
+            entry.loading = false
+            parts.done()
+          end
+        end)
       end)
     end)
   else
@@ -263,7 +232,9 @@ end
 function M.open(spec, entry, focus, ready)
   -- Large diffs: the host's hunks, drawn without diff mode (hunks.lua).
   entry.host_hunks = spec.parts and {} or nil
-  entry.disk_lines = spec.parts and {} or spec.original.lines
+  -- A large diff's on-disk lines stay in its buffer alone, read from there
+  -- if a hunk decision needs them (hunk_actions.lua).
+  entry.disk_lines = not spec.parts and spec.original.lines or nil
   -- The large view bounds the highlighting work itself (hunks.lua), once
   -- its text is all there: no highlighter redraws it part by part.
   local filetype = vim.filetype.match({ filename = spec.path })

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::diff::hunks::Hunk;
-use crate::diff::parts::Part;
+use crate::diff::parts::HunkPart;
 use crate::diff::prepare::DiffView;
 use crate::file_watch::Changes;
 use crate::nvim::convert::from_json;
@@ -257,40 +257,22 @@ impl LuaCall {
 }
 
 impl LuaCall {
-    /// Part `part` of large diff `id`, copied into msgpack values: a part's
-    /// worth of text at a time, never the whole proposal.
-    pub fn diff_part(id: u64, part: &Part<'_>) -> LuaCall {
-        let payload = match part {
-            Part::Lines { first, text, .. } => vec![
-                Value::from(*first),
-                Value::Array(text.split_terminator('\n').map(Value::from).collect()),
-            ],
-            Part::Hunks {
-                first,
-                hunks,
-                words,
-            } => vec![
-                Value::from(*first),
-                Value::Array(
-                    hunks
-                        .iter()
-                        .map(|h| {
-                            Value::Array(
-                                [h.old_start, h.old_len, h.new_start, h.new_len]
-                                    .map(Value::from)
-                                    .to_vec(),
-                            )
-                        })
-                        .collect(),
-                ),
-                Value::Array(words.iter().map(|&w| Value::from(w)).collect()),
-            ],
-        };
-        let kind = match part {
-            Part::Lines { side, .. } => side,
-            Part::Hunks { .. } => "hunks",
-        };
-        LuaCall::DiffPart { id, kind, payload }
+    /// Hunk part `part` of large diff `id`, copied into msgpack values.
+    pub fn diff_part(id: u64, part: &HunkPart<'_>) -> LuaCall {
+        let hunks = part.hunks.iter().map(|h| {
+            let row = [h.old_start, h.old_len, h.new_start, h.new_len];
+            Value::Array(row.map(Value::from).to_vec())
+        });
+        let payload = vec![
+            Value::from(part.first),
+            Value::Array(hunks.collect()),
+            Value::Array(part.words.iter().map(|&w| Value::from(w)).collect()),
+        ];
+        LuaCall::DiffPart {
+            id,
+            kind: "hunks",
+            payload,
+        }
     }
 
     /// Large diff `id` has all its parts.
@@ -592,25 +574,15 @@ mod tests {
     }
 
     #[test]
-    fn a_diff_part_carries_its_rows_or_hunks_and_words() {
+    fn a_diff_part_carries_its_hunks_and_words() {
         use crate::diff::hunks::Hunk;
-        let part = Part::Lines {
-            side: "proposed",
-            first: 7,
-            text: "a\nb\n",
-        };
-        let args = LuaCall::diff_part(3, &part).into_args().unwrap();
-        assert_eq!(
-            to_json(&Value::Array(args)),
-            serde_json::json!(["diff_part", 3, "proposed", 7, ["a", "b"]])
-        );
         let hunks = [Hunk {
             old_start: 1,
             old_len: 2,
             new_start: 3,
             new_len: 4,
         }];
-        let part = Part::Hunks {
+        let part = HunkPart {
             first: 1024,
             hunks: &hunks,
             words: &[1024, 0, 0, 1, 2],

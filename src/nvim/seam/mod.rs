@@ -8,14 +8,14 @@
 //! |---------------|-------------------------|--------------------------------------------|
 //! | `started`     | info                    | server listening, lockfile written         |
 //! | `client`      | event, client           | a client connected / initialized / updated / left (client: id, kind, name?, pid?) |
-//! | `open_diff`   | view                    | `openDiff`; a Lua error means `DIFF_REJECTED` |
+//! | `open_diff`   | view                    | `openDiff`; a Lua error means `DIFF_REJECTED`; a large diff (`parts`) answers `{original, proposed}`, its buffers, which the host fills with `nvim_buf_set_lines` |
 //! | `close_diff`  | id, reason?, taken      | the agent closed diff `id` (and why); `taken`: it took the proposal as the person left it, so their edits are not kept |
 //! | `positions`   | –                       | a client initialized: current context      |
 //! | `diff_text`   | id                      | companion `closeDiff`: the proposal of diff `id` as the person left it, or nil |
 //! | `suggestions` | token, list?, error?    | suggestions (or an error) for token        |
 //! | `models`      | result?, error?         | the answer to `listSuggestionModels`       |
 //! | `diff_hunks`  | id, seq, hunks, words   | large diff `id` re-diffed up to edit `seq` |
-//! | `diff_part`   | id, kind, first, …      | part of large diff `id`'s content, in order: `original`/`proposed` (first row, lines), `hunks` (first index, hunks, words), then `done`; → false once the diff is gone |
+//! | `diff_part`   | id, kind, first, …      | part of large diff `id`'s hunks, `hunks` (first index, hunks, words), then `done` once its lines are in its buffers; → false once the diff is gone |
 //! | `workspace`   | –                       | an agent asks for the workspace: the global cwd |
 //! | `project_roots` | –                     | MCP tools: `{cwd, folders?}`, the global cwd and the language servers' workspace folders |
 //! | `current_positions` | –                 | `getCurrentSelection`: the current window's position, or nil |

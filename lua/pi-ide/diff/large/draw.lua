@@ -3,6 +3,7 @@
 -- over short steps of the main loop; a redraw after a re-diff touches only
 -- the hunks that changed.
 local hl = require("pi-ide.diff.large.highlight")
+local util = require("pi-ide.util")
 
 local M = {}
 
@@ -118,7 +119,7 @@ function M.steps(view, first, last, done)
       at = at + 1
     until at > last or vim.uv.hrtime() > deadline
     if at <= last then
-      vim.schedule(step)
+      util.next_step(step)
     else
       view.drawing = false
       if done then

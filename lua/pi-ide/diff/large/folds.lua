@@ -2,6 +2,8 @@
 -- stretch between changes, less CONTEXT lines next to a change, becomes a
 -- closed manual fold in both windows (created in steps). A re-diff that
 -- moves the stretches makes them anew.
+local util = require("pi-ide.util")
+
 local M = {}
 
 M.CONTEXT = 6
@@ -89,7 +91,7 @@ function M.update(view, previous)
       at = at + 1
     until at > total or vim.uv.hrtime() > deadline
     if at <= total then
-      vim.schedule(step)
+      util.next_step(step)
     else
       view.folding = false
     end

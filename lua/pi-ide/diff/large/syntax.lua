@@ -7,8 +7,15 @@
 -- javascript, markdown, json) redraws in 0.1–17 ms at any size.
 local M = {}
 
+-- Files no larger than diff mode takes (src/diff/hunks.rs, HOST_DIFF_BYTES)
+-- keep their highlighting as it is: treesitter parses them in a few ms.
+local BOUNDED_ABOVE = 192 * 1024
+
 --- Bounds the highlighting work of `buf`, whose filetype is set.
 function M.bound(buf)
+  if vim.api.nvim_buf_get_offset(buf, vim.api.nvim_buf_line_count(buf)) <= BOUNDED_ABOVE then
+    return
+  end
   local highlighter = package.loaded["vim.treesitter.highlighter"]
   if highlighter and highlighter.active[buf] then
     vim.treesitter.stop(buf)
