@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 16
+M.VERSION = 17
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
