@@ -179,8 +179,9 @@ function M.on_detach(args)
   end)
 end
 
---- BufFilePost, BufWipeout: renaming or wiping a buffer moves or drops the
---- diagnostics the host holds for it; other buffers are no news.
+--- BufFilePost, BufWipeout, BufWritePost: renaming or wiping a buffer
+--- moves or drops the diagnostics the host holds for it, writing it makes
+--- them about its file; other buffers are no news.
 function M.on_buffer(args)
   local buf = args.buf
   if args.event == "BufWipeout" then

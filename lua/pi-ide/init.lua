@@ -72,8 +72,9 @@ local function install_autocmds(group, values)
     callback = lazy("pi-ide.diagnostics", "on_change"),
     desc = "pi-ide: mirror diagnostics in the host",
   })
-  -- A renamed or wiped buffer changes which file its diagnostics belong to.
-  autocmd({ "BufFilePost", "BufWipeout" }, {
+  -- A renamed or wiped buffer changes which file its diagnostics belong to;
+  -- a written one makes them about the file.
+  autocmd({ "BufFilePost", "BufWipeout", "BufWritePost" }, {
     group = group,
     callback = lazy("pi-ide.diagnostics", "on_buffer"),
     desc = "pi-ide: mirror diagnostics in the host",

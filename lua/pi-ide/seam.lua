@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 17
+M.VERSION = 18
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.

@@ -66,8 +66,8 @@ pub struct Mirror {
     files: Mutex<BTreeMap<i64, File>>,
     /// What the servers last reported for each file, loaded or not.
     pub kept: kept::Kept,
-    /// When the last `workspace/diagnostic` pull started, and what became
-    /// of it: callers that asked while it ran share it.
+    /// When the last `workspace/diagnostic` pull ended, and what became of
+    /// it: callers that asked while it ran share it.
     pub pulls: tokio::sync::Mutex<Option<(tokio::time::Instant, kept::Pulled)>>,
     /// True from an announced change until its data arrived; true at start
     /// until Lua's first snapshot.

@@ -2,16 +2,18 @@
 //! them (`workspace/diagnostic`, capability
 //! `diagnosticProvider.workspaceDiagnostics`), for `get_project_problems`:
 //! Lua asks without blocking Neovim, within [`PULL_TIMEOUT`], and passes on
-//! at most a bounded number of reports; the reports on project files are
-//! kept as the servers' pushed ones are (a newer one replaces them, a
-//! change of the file drops them). Callers that ask while a pull runs
-//! share it.
+//! at most a bounded number of reports; they are kept as the servers'
+//! pushed ones are (a newer one replaces them, a change of the file drops
+//! them), and each call lists those of its project. Callers that ask while
+//! a pull runs share it, so many agents asking at once cost Neovim one
+//! pull.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tokio::time::Instant;
 
-use super::{Project, lsp};
+use super::lsp;
 use crate::diagnostics::kept::{Columns, Pulled};
 use crate::nvim::seam::LspQuery;
 use crate::state::State;
@@ -21,22 +23,30 @@ use crate::uri::path_of;
 pub const PULL_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Pulls the servers' workspace diagnostics into the kept reports, or
-/// shares the pull that started after this call asked.
-pub async fn pull(state: &State, project: &Project) -> Pulled {
-    let asked = tokio::time::Instant::now();
-    let mut last = state.diagnostics.pulls.lock().await;
-    if let Some((started, pulled)) = &*last
-        && *started >= asked
+/// shares a pull that was under way when this call asked.
+pub async fn pull(state: &State) -> Pulled {
+    shared(&state.diagnostics.pulls, ask(state)).await
+}
+
+/// What `run` gives, run now unless a run that ends after this call asked
+/// (one under way, or one queued before this call) gives it.
+async fn shared(
+    slot: &tokio::sync::Mutex<Option<(Instant, Pulled)>>,
+    run: impl Future<Output = Pulled>,
+) -> Pulled {
+    let asked = Instant::now();
+    let mut last = slot.lock().await;
+    if let Some((ended, pulled)) = &*last
+        && *ended > asked
     {
         return pulled.clone();
     }
-    let started = tokio::time::Instant::now();
-    let pulled = ask(state, project).await;
-    *last = Some((started, pulled.clone()));
+    let pulled = run.await;
+    *last = Some((Instant::now(), pulled.clone()));
     pulled
 }
 
-async fn ask(state: &State, project: &Project) -> Pulled {
+async fn ask(state: &State) -> Pulled {
     let query = LspQuery {
         kind: "workspace_diagnostics",
         timeout_ms: PULL_TIMEOUT.as_millis() as u64,
@@ -71,13 +81,11 @@ async fn ask(state: &State, project: &Project) -> Pulled {
         errors: texts("errors"),
     };
     let reports = full_reports(&found);
-    let (mirror, project) = (state.diagnostics.clone(), project.clone());
-    // Confining and stamping each file reads the file system.
+    let mirror = state.diagnostics.clone();
+    // Stamping each file reads the file system.
     let _ = crate::task::spawn_blocking(move || {
         for (path, diagnostics, columns) in reports {
-            if project.confine(&path).is_ok() {
-                mirror.kept.record(&path, &diagnostics, columns);
-            }
+            mirror.kept.record(&path, &diagnostics, columns);
         }
     })
     .await;
@@ -129,6 +137,33 @@ fn list(value: &Value) -> impl Iterator<Item = &Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn named(name: &str) -> Pulled {
+        Pulled {
+            silent: vec![name.into()],
+            errors: vec![],
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn callers_that_ask_while_a_pull_runs_share_it_and_later_ones_pull_again() {
+        let slot = tokio::sync::Mutex::default();
+        let first = async {
+            tokio::time::sleep(PULL_TIMEOUT).await;
+            named("first")
+        };
+        let meanwhile = async {
+            tokio::task::yield_now().await;
+            shared(&slot, async { named("second") }).await
+        };
+        let (a, b) = tokio::join!(shared(&slot, first), meanwhile);
+        assert_eq!(
+            (a.silent, b.silent),
+            (vec!["first".to_owned()], vec!["first".to_owned()])
+        );
+        let later = shared(&slot, async { named("third") }).await;
+        assert_eq!(later.silent, ["third"]);
+    }
 
     #[test]
     fn full_reports_of_files_are_read_in_their_servers_encoding() {

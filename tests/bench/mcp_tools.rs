@@ -2,7 +2,8 @@
 //! Neovim, on a warm C file with a real clangd: `find_references` against
 //! `textDocument/references` sent from Lua, `get_file_problems` against
 //! `vim.diagnostic.get` (diagnostics are pushed, there is no request),
-//! each timed inside Neovim with `vim.uv.hrtime`. The difference of the
+//! each timed inside Neovim with `vim.uv.hrtime`; `get_project_problems`
+//! at the client. The difference of the
 //! medians is what the host (HTTP, MCP, the seam, its Lua) adds. `ping`
 //! is the MCP round trip alone, `get_all_open_file_paths` adds one seam
 //! call answered at once, `nvim_rpc` is a bare `nvim_exec_lua` round trip
@@ -60,6 +61,15 @@ pub async fn run() {
     let at_client = time_tool(&mut client, "get_file_problems", &problems).await;
     let in_nvim = time_in_nvim(&session, DIAGNOSTICS_LUA).await;
     figures("get_file_problems", &at_client, &in_nvim);
+
+    // The loaded and kept files' diagnostics, with a pull that Lua answers
+    // at once (clangd offers no workspace diagnostics).
+    let mut project = time_tool(&mut client, "get_project_problems", &json!({})).await;
+    report(
+        "mcp_tools_get_project_problems_client_p50",
+        percentile(&mut project, 0.5),
+        "ms",
+    );
 
     // One seam round trip (a Lua function that answers at once).
     let mut open = time_tool(&mut client, "get_all_open_file_paths", &json!({})).await;

@@ -67,13 +67,17 @@ async fn project_problems_keep_what_the_servers_said_of_files_the_tools_let_go_o
     .await;
     with_clangd(&session).await;
 
-    // pyright starts cold, maybe slower than the tool waits: a first file
-    // is asked about until it has answered once.
-    session.write_file("warm.py", "print(warm_undefined)\n");
+    // pyright starts cold, maybe slower than the tool waits: files of
+    // their own are asked about until it has answered for one in time (a
+    // file asked about again could meet pyright's clearing of it on close).
+    let mut attempt = 0;
     eventually("pyright's first diagnostics", || {
+        attempt += 1;
+        let file = format!("warm{attempt}.py");
+        session.write_file(&file, "print(warm_undefined)\n");
         let (url, token) = (url.clone(), token.clone());
         async move {
-            let report = sdk_client(&url, &token, json!([file_problems("warm.py")]));
+            let report = sdk_client(&url, &token, json!([file_problems(&file)]));
             let errors = structured(&report["calls"][0])["errors"].clone();
             errors
                 .as_array()?

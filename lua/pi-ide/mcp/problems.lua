@@ -98,14 +98,6 @@ end
 M.max_reports = 1000
 M.max_diagnostics = 10000
 
---- The clients whose servers report diagnostics for the whole workspace.
-local function pulling_clients()
-  return vim.tbl_filter(function(client)
-    local provider = client.server_capabilities and client.server_capabilities.diagnosticProvider
-    return type(provider) == "table" and provider.workspaceDiagnostics == true
-  end, vim.lsp.get_clients())
-end
-
 --- `report.items` cut to what `left` allows; the new `left`.
 local function cut(report, left)
   local items = type(report.items) == "table" and report.items or {}
@@ -120,7 +112,8 @@ end
 --- `{ result = { responses = {{client, encoding, reports}}, silent, errors } }`,
 --- or `{ no_server = true }`. Requests still running then are cancelled.
 function M.workspace(query, done)
-  local clients = pulling_clients()
+  -- Servers that offer diagnostics for the whole workspace.
+  local clients = vim.lsp.get_clients({ method = "workspace/diagnostic" })
   if #clients == 0 then
     return done({ no_server = true })
   end
@@ -159,7 +152,8 @@ function M.workspace(query, done)
   end
   for _, client in ipairs(clients) do
     local provider = client.server_capabilities.diagnosticProvider
-    local params = { identifier = provider.identifier, previousResultIds = {} }
+    local identifier = type(provider) == "table" and provider.identifier or nil
+    local params = { identifier = identifier, previousResultIds = {} }
     local ok, id = client:request("workspace/diagnostic", params, function(err, result)
       if not finished then
         take(client, err, result)

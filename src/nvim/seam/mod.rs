@@ -24,7 +24,7 @@
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
 //! | `save_document`  | path, real           | `saveDocument`: `{ok, saved, message}` or nil; writes only while `path` still leads to `real` |
 //! | `buffer_text` | path                    | MCP `get_file_text_by_path`: `{lines}` of the file's loaded buffer (unsaved edits included), or nil |
-//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, item?, client_id?, timeout_ms}` (kinds in `LspQuery`; hierarchy steps ask client `client_id` about `item`); answered later by `lsp_answer` with hover's `{markdown}`, else the servers' own `{responses = [{encoding, client_id, result}]}` |
+//! | `lsp_request` | query                   | MCP LSP tools: start `{id, kind, path, line, character, text?, item?, client_id?, timeout_ms}` (kinds in `LspQuery`; hierarchy steps ask client `client_id` about `item`); answered later by `lsp_answer` with hover's `{markdown}`, `workspace_diagnostics`' `{responses = [{client, encoding, reports}], silent, errors}`, else the servers' own `{responses = [{encoding, client_id, result}]}` |
 //! | `modified_buffers` | –                  | MCP LSP tools: `[{buf, path}]`, the loaded file buffers with unsaved edits |
 //! | `buffer_lines` | wanted                 | MCP LSP tools: `[[text]]`, the text of the rows of each `{buf, rows}` (0-based) |
 //! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), answered later by `lsp_answer` with the server's edit as it sent it, `{edit (a WorkspaceEdit), encoding, note?}` (the host applies it), or `{actions}` |
@@ -53,7 +53,7 @@
 //! | `list_models`         | –                     | `:PiIde model`: ask pi for its models    |
 //! | `stop`                | –                     | `:PiIde stop`: clean up and exit         |
 //! | `diagnostics_pending` | –                     | diagnostics changed; the data follows    |
-//! | `diagnostics`         | files                 | diagnostics of the buffers that changed  |
+//! | `diagnostics`         | files                 | diagnostics of the buffers that changed `[{buf, uri, diagnostics, loaded?, modified?}]` |
 //! | `mention`             | mention               | `:PiIde send`: at-mention for Claude     |
 //! | `diff_edited`         | id, seq, side, first, last, lines | a side of large diff `id` changed: lines `first..last` (0-based, as last sent) are now `lines` |
 //! | `no_file`             | –                     | debounced: the current window shows no file (help, terminal, …) |
@@ -81,7 +81,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 17;
+pub const SEAM_VERSION: u64 = 18;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

@@ -252,9 +252,11 @@ pub struct LspQuery {
     /// `type_definition`, `declaration`, `symbols`, `problems` (the file's
     /// diagnostics once its servers published), `workspace_symbols` (of
     /// `text`, across the servers; no `path`), `call_hierarchy` and
-    /// `type_hierarchy` (prepare at the position) or one of
+    /// `type_hierarchy` (prepare at the position), one of
     /// `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes` (of
-    /// `item`, asked of client `client_id`; no position).
+    /// `item`, asked of client `client_id`; no position), or
+    /// `workspace_diagnostics` (`workspace/diagnostic` of every server that
+    /// offers it; no `path`).
     pub kind: &'static str,
     /// Absolute.
     pub path: String,
