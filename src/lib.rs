@@ -35,8 +35,9 @@
 //!   Code: `ide/contextUpdate`, `openDiff`/`closeDiff` decided by notification.
 //! * [`events`]      – what Neovim reports, turned into actions.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
-//! * [`ide_protocol`] – seed 002's messages over the socket: `hello`,
-//!   `context`, review requests and `reviewResult`.
+//! * [`context_review`] – the context/review protocol pi's `ide` extension
+//!   speaks over [`socket`]: `hello`, `context`, review requests and
+//!   `reviewResult`.
 //!
 //! State (knows nothing about sockets):
 //! * [`state`]       – clients, pending diffs, requests sent to agents, the
@@ -53,6 +54,7 @@
 //!   after resolving every link, reads and writes that never follow one.
 //! * [`selection`]   – positions → `selection_changed` params.
 //! * [`uri`]         – `file://` URIs ↔ paths.
+//! * [`git`]         – git run without a shell, bounded in time and output.
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
 //! * [`client`]      – client ids and kinds.
 //! * [`mutex`]       – locking that survives a panicked task.
@@ -67,18 +69,19 @@ pub mod cli;
 mod client;
 mod companion;
 pub mod config;
+mod context_review;
 pub mod confine;
 mod diagnostics;
 mod diff;
 mod discovery;
 mod events;
 mod file_watch;
+mod git;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod host;
 mod http;
-mod ide_protocol;
 pub mod jsonrpc;
 pub mod limits;
 mod listen;

@@ -18,7 +18,6 @@
 //!   language servers compute.
 //! * [`symbol_search`] – workspace symbols, else the tree-sitter outline.
 //! * [`hierarchy`] – call and type hierarchies walked level by level.
-//! * [`git`]      – git run in the host, bounded in time and output.
 //! * [`user_tools`] – tools registered from Lua, and the edits they propose.
 //! * [`user_schema`] – their input schemas, checked and served.
 //! * [`run`]      – running configurations and commands once the person agreed.
@@ -27,7 +26,6 @@
 
 mod edits;
 mod files;
-mod git;
 mod hierarchy;
 mod line_text;
 mod lsp;

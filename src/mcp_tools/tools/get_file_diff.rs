@@ -9,7 +9,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::Tool;
-use crate::mcp_tools::{Answer, Failure, Project, arguments, git};
+use crate::git;
+use crate::mcp_tools::{Answer, Failure, Project, arguments};
 
 /// A longer diff is cut here, and the answer says so.
 const MAX_DIFF: usize = 256 * 1024;

@@ -8,7 +8,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::Tool;
-use crate::mcp_tools::{Answer, Failure, Project, git};
+use crate::git;
+use crate::mcp_tools::{Answer, Failure, Project};
 
 /// At most this many files are listed; git's own output is bounded too.
 const MAX_FILES: usize = 1000;
