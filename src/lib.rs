@@ -94,8 +94,11 @@ pub mod nvim;
 mod outline;
 mod peer;
 mod private_file;
+/// Unit tests' scratch directories: the integration tests' own helper.
 #[cfg(test)]
-mod scratch;
+mod scratch {
+    pub use pi_ide_test_support::Scratch;
+}
 mod selection;
 mod socket;
 mod state;
