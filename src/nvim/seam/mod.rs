@@ -77,6 +77,7 @@ mod payloads;
 
 pub use calls::*;
 pub use events::*;
+pub use lua_tables::{items, list};
 pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
