@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use crate::client::ClientKind;
 use crate::companion;
-use crate::diff::pending::DiffOutcome;
 use crate::context_review;
+use crate::diff::pending::DiffOutcome;
 use crate::jsonrpc;
 use crate::mcp_tools;
 use crate::nvim::seam::{Decision, EditorEvent};

@@ -13,9 +13,9 @@ use tokio::runtime::Runtime;
 use tokio::sync::{mpsc, watch};
 use tokio_util::compat::TokioAsyncReadCompatExt;
 
-use crate::diagnostics::Mirror;
 use crate::context_review::messages;
 pub use crate::context_review::messages::Incoming;
+use crate::diagnostics::Mirror;
 use crate::nvim::editor::Editor;
 use crate::nvim::handler::{NvimHandler, parse_buffer_event};
 use crate::nvim::seam::EditorEvent;

@@ -56,7 +56,10 @@ pub async fn run(dir: &Path, args: &[&str], max_bytes: usize) -> Result<Output, 
     let work = async {
         let mut out = Vec::new();
         let read_out = async {
-            let read = stdout.take(max_bytes as u64 + 1).read_to_end(&mut out).await;
+            let read = stdout
+                .take(max_bytes as u64 + 1)
+                .read_to_end(&mut out)
+                .await;
             // Past the bound git may still be writing (and so never close
             // stderr): stop it.
             if out.len() > max_bytes {

@@ -69,17 +69,17 @@ pub mod cli;
 mod client;
 mod companion;
 pub mod config;
-mod context_review;
 pub mod confine;
+mod context_review;
 mod diagnostics;
 mod diff;
 mod discovery;
 mod events;
 mod file_watch;
-mod git;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+mod git;
 pub mod host;
 mod http;
 pub mod jsonrpc;

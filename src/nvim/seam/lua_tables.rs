@@ -146,7 +146,10 @@ mod tests {
         for none in [json!({}), json!(null), json!("a")] {
             assert_eq!(items(&none).count(), 0, "{none}");
         }
-        assert_eq!(items(&json!([1, 2])).collect::<Vec<_>>(), [&json!(1), &json!(2)]);
+        assert_eq!(
+            items(&json!([1, 2])).collect::<Vec<_>>(),
+            [&json!(1), &json!(2)]
+        );
     }
 
     #[test]
