@@ -45,6 +45,28 @@ async fn a_clean_buffer_reloads_without_a_prompt() {
     );
 }
 
+/// Without `watch_files` the host's watch still covers the one file an
+/// agent writes after an accept.
+#[tokio::test]
+async fn without_watch_files_an_accepted_file_reloads_when_the_agent_writes_it() {
+    let session = Session::start_with("{ watch_files = false }").await;
+    let path = session.write_file("unwatched.txt", "old line\n");
+    session
+        .exec(&format!("vim.cmd.edit('{}')", path.display()))
+        .await;
+    accept_and_write(&session, &path, "new line\n").await;
+    eventually("the buffer to reload", || async {
+        let lines = session
+            .lua(&format!(
+                "return vim.api.nvim_buf_get_lines(vim.fn.bufnr('{}'), 0, -1, false)",
+                path.display()
+            ))
+            .await;
+        (lines == json!(["new line"])).then_some(())
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn unsaved_edits_are_kept_and_the_person_is_told() {
     let session = Session::start().await;
