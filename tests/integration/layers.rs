@@ -197,7 +197,10 @@ fn git_runs_in_one_place_and_files_are_watched_in_one() {
         })
         .map(|path| path.display().to_string())
         .collect();
-    assert!(watching.is_empty(), "Lua watches files itself: {watching:?}");
+    assert!(
+        watching.is_empty(),
+        "Lua watches files itself: {watching:?}"
+    );
 }
 
 fn collect(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
