@@ -58,7 +58,9 @@ mod tests {
         for _ in 0..100 {
             super::release_soon();
         }
-        let tasks = tokio::runtime::Handle::current().metrics().num_alive_tasks();
+        let tasks = tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks();
         assert!(tasks <= 1, "{tasks} trims pending");
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Component, Path};
 use std::sync::Arc;
 
 use super::messages;
-use crate::client::{ClientId, ClientKind};
+use crate::client::ClientId;
 use crate::nvim::seam::LuaCall;
 use crate::selection::{Mode, Positions};
 use crate::state::State;
@@ -49,7 +49,7 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
 /// Pushes the context to every socket client whose last one differs.
 pub fn broadcast(state: &State, positions: Option<&Positions>) {
     let message = message(&state.root.borrow(), positions);
-    state.clients.push_changed(ClientKind::Socket, &message);
+    state.clients.push_context(&message);
 }
 
 /// Sends the current context to one client (right after its `hello`).

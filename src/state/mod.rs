@@ -28,13 +28,13 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use crate::client::{ClientId, ClientKind};
+use crate::client::{ClientId, ClientKind, Protocol, Requester};
 use crate::diagnostics::Mirror;
 use crate::diff::live::LiveDiffs;
 use crate::diff::pending::{DiffOutcome, PendingDiff, PendingDiffs};
 use crate::diff::prepare::{DiffView, EditInfo, Prepared};
 use crate::jsonrpc;
-use crate::nvim::editor::Editor;
+use crate::nvim::editor::{Editor, Nvim};
 use crate::nvim::seam::{ClientEvent, ClientInfo, LuaCall};
 use crate::outline::worker::Worker;
 use crate::selection::Positions;
@@ -77,6 +77,14 @@ pub struct State {
     pub recent: recent::RecentFiles,
 }
 
+/// What the command line decided for the whole run.
+pub struct Settings {
+    pub token: String,
+    pub root: PathBuf,
+    pub approve_edits: bool,
+    pub terminal_commands: bool,
+}
+
 /// Which file an `openDiff` is about, and the tab the agent named.
 pub struct DiffTarget {
     pub tab_name: String,
@@ -87,9 +95,44 @@ pub struct DiffTarget {
 }
 
 impl State {
+    pub fn new(nvim: Nvim, outline: Worker, diagnostics: Arc<Mirror>, settings: Settings) -> Self {
+        State {
+            clients: Clients::default(),
+            diffs: PendingDiffs::default(),
+            live_diffs: LiveDiffs::default(),
+            outgoing: Outgoing::default(),
+            diagnostics,
+            editor: Editor::new(nvim),
+            outline,
+            token: settings.token,
+            root: watch::channel(settings.root).0,
+            reviews: Reviews::default(),
+            lsp: Default::default(),
+            project_roots: Default::default(),
+            approve_edits: settings.approve_edits,
+            terminal_commands: settings.terminal_commands,
+            user_tools: Default::default(),
+            recent: Default::default(),
+        }
+    }
+
+    /// The project root moved (after `:cd`); the context socket follows.
+    pub fn set_root(&self, root: PathBuf) {
+        self.root.send_if_modified(|current| {
+            let changed = *current != root;
+            *current = root;
+            changed
+        });
+    }
+
     /// A transport accepted a client; replies go to `outbox`.
-    pub fn client_connected(&self, kind: ClientKind, outbox: OutboxSender) -> ClientId {
-        let client = self.clients.register(kind, outbox);
+    pub fn client_connected(
+        &self,
+        kind: ClientKind,
+        protocol: Protocol,
+        outbox: OutboxSender,
+    ) -> ClientId {
+        let client = self.clients.register(kind, protocol, outbox);
         self.push_client(ClientEvent::Connected, client);
         client
     }
@@ -192,11 +235,12 @@ impl State {
     /// Shows a diff and waits until the person, the agent or shutdown ends it.
     pub async fn show_diff(
         &self,
-        client: ClientId,
+        requester: impl Into<Requester>,
         target: DiffTarget,
         sides: Prepared,
     ) -> DiffOutcome {
-        let begun = self.diffs.begin(client, &target.tab_name);
+        let requester = requester.into();
+        let begun = self.diffs.begin(requester, &target.tab_name);
         if let Some(old) = begun.replaced {
             self.finish_diff(
                 old,
@@ -215,8 +259,11 @@ impl State {
             tab_name: target.tab_name,
             path: target.path,
             original_path: target.original_path,
-            client: self.owner(client),
-            client_id: (client != ClientId::MCP).then_some(client.0),
+            client: self.owner(requester),
+            client_id: match requester {
+                Requester::Client(client) => Some(client.0),
+                Requester::Mcp => None,
+            },
             sides,
             edit: target.edit,
         };
@@ -246,11 +293,14 @@ impl State {
     }
 
     /// Who asks, for the winbar and `:PiIde status`.
-    fn owner(&self, client: ClientId) -> &'static str {
-        if client == ClientId::MCP {
-            return "mcp";
+    fn owner(&self, requester: Requester) -> &'static str {
+        match requester {
+            Requester::Mcp => "mcp",
+            Requester::Client(client) => self
+                .clients
+                .entry(client)
+                .map_or(ClientKind::Pi.as_str(), |entry| entry.label()),
         }
-        self.clients.kind(client).unwrap_or(ClientKind::Pi).as_str()
     }
 
     /// Sends the current editor context to one client (right after `initialize`).
@@ -285,7 +335,7 @@ impl State {
 fn client_info(id: ClientId, entry: &ClientEntry) -> ClientInfo {
     ClientInfo {
         id: id.0,
-        kind: entry.kind.as_str(),
+        kind: entry.label(),
         name: entry.name.clone(),
         pid: entry.pid,
     }

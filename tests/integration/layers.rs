@@ -25,7 +25,6 @@ const LAYERS: &[&[&str]] = &[
         "claude_ide",
         "companion",
         "mcp_tools",
-        "events",
         "suggest",
         "ide_protocol",
     ],

@@ -1,23 +1,77 @@
-//! What Neovim tells the host, turned into actions on the shared state.
-//! Runs on the host's event loop, in the order Lua sent the events; the
-//! lifecycle events (`stop`, `cwd`) and the file watch stay with the wiring
-//! in [`crate::host`].
+//! Every event Lua sends the host, and what each does. [`Inbox::receive`]
+//! runs on nvim-rs's I/O loop: diagnostics are applied there, before any
+//! later message is read (a `getDiagnostics` after a save sees them); the
+//! rest queue for [`handle`], on the host's loop, in the order Lua sent them.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+
+use super::announce::Announcements;
 use crate::client::ClientKind;
 use crate::companion;
+use crate::diagnostics::Mirror;
 use crate::diff::pending::DiffOutcome;
+use crate::file_watch::FileWatch;
 use crate::ide_protocol;
 use crate::jsonrpc;
 use crate::mcp_tools;
+use crate::nvim::handler::EventSink;
 use crate::nvim::seam::{Decision, EditorEvent};
 use crate::state::State;
 use crate::state::outbox::Latest;
 use crate::suggest;
 
-pub async fn handle(state: &Arc<State>, event: EditorEvent) {
+/// Where Neovim's handler puts the events it parsed.
+pub struct Inbox {
+    diagnostics: Arc<Mirror>,
+    queue: UnboundedSender<EditorEvent>,
+}
+
+impl Inbox {
+    /// The inbox, and the queue the host's loop reads.
+    pub fn new(diagnostics: Arc<Mirror>) -> (Arc<Inbox>, UnboundedReceiver<EditorEvent>) {
+        let (queue, events) = mpsc::unbounded_channel();
+        (Arc::new(Inbox { diagnostics, queue }), events)
+    }
+}
+
+impl EventSink for Inbox {
+    fn receive(&self, event: EditorEvent) {
+        match event {
+            EditorEvent::DiagnosticsPending => self.diagnostics.mark_pending(),
+            EditorEvent::Diagnostics(files) => self.diagnostics.update(files),
+            event => {
+                let _ = self.queue.send(event);
+            }
+        }
+    }
+}
+
+/// What the events change besides the shared state.
+pub struct Wiring<'a> {
+    pub state: &'a Arc<State>,
+    pub announced: &'a mut Announcements,
+    pub files: &'a FileWatch,
+}
+
+/// Whether the host goes on after an event.
+pub enum Next {
+    Continue,
+    Stop,
+}
+
+pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
+    let state = wiring.state;
     match event {
+        EditorEvent::Stop => return Next::Stop,
+        EditorEvent::Cwd { dir, root } => {
+            wiring.announced.set_workspace(&dir, &root);
+            state.set_root(PathBuf::from(root));
+        }
+        EditorEvent::WatchFiles(paths) => wiring.files.set(paths),
+        EditorEvent::FileWritten(path) => wiring.files.written(&path),
         EditorEvent::Selection(positions) => {
             if state.clients.any_jsonrpc()
                 && let Some(message) = state.selection_message(&positions).await
@@ -64,11 +118,8 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
         EditorEvent::ListModels => {
             crate::task::spawn(suggest::list_models(state.clone()));
         }
-        // The handler applies diagnostics before any later message is read.
+        // Applied by the inbox as they arrived.
         EditorEvent::DiagnosticsPending | EditorEvent::Diagnostics(_) => {}
-        EditorEvent::Cwd { .. }
-        | EditorEvent::Stop
-        | EditorEvent::WatchFiles(_)
-        | EditorEvent::FileWritten(_) => {}
     }
+    Next::Continue
 }
