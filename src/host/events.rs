@@ -73,26 +73,28 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
         EditorEvent::WatchFiles(paths) => wiring.files.set(paths),
         EditorEvent::FileWritten(path) => wiring.files.written(&path),
         EditorEvent::Selection(positions) => {
-            if state.clients.any_jsonrpc()
+            if state.clients().any_jsonrpc()
                 && let Some(message) = state.selection_message(&positions).await
             {
-                state.clients.broadcast_latest(Latest::Selection, &message);
+                state
+                    .clients()
+                    .broadcast_latest(Latest::Selection, &message);
             }
             ide_protocol::context::broadcast(state, Some(&positions));
             companion::context::on_selection(state, &positions).await;
         }
         EditorEvent::LspAnswer(answer) | EditorEvent::ToolAnswer(answer) => {
-            state.lsp.answer(answer)
+            state.lsp().answer(answer)
         }
         EditorEvent::ToolsChanged(tools) => mcp_tools::user_tools::changed(state, tools),
         EditorEvent::ProposeEdit(edit) => {
             crate::task::spawn(mcp_tools::user_tools::propose_from_lua(state.clone(), edit));
         }
         EditorEvent::NoFile => ide_protocol::context::broadcast(state, None),
-        EditorEvent::RootsChanged => state.project_roots.invalidate(),
+        EditorEvent::RootsChanged => state.project_roots().invalidate(),
         EditorEvent::ReviewDone(done) => ide_protocol::review::done(state, done),
         EditorEvent::DiffDecided(Decision { id, accepted }) => {
-            if let Some(diff) = state.diffs.take(id) {
+            if let Some(diff) = state.diffs().take(id) {
                 diff.answer(match accepted {
                     Some(text) => DiffOutcome::Accepted(text),
                     None => DiffOutcome::Rejected { reason: None },
@@ -100,7 +102,7 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
             }
         }
         EditorEvent::DiffClosed(id) => {
-            if let Some(diff) = state.diffs.take(id) {
+            if let Some(diff) = state.diffs().take(id) {
                 diff.answer(DiffOutcome::Closed);
             }
         }
@@ -109,7 +111,7 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
         EditorEvent::SuggestCancel(token) => suggest::cancel(state, token),
         EditorEvent::Mention(mention) => {
             let message = jsonrpc::notification("at_mentioned", serde_json::json!(mention));
-            let sent = state.clients.broadcast_to(ClientKind::Claude, &message);
+            let sent = state.clients().broadcast_to(ClientKind::Claude, &message);
             tracing::info!(
                 "at-mention of {} sent to {sent} client(s)",
                 mention.file_path

@@ -57,9 +57,9 @@ pub async fn run(config: Config) -> io::Result<()> {
     };
     let state = Arc::new(State::new(nvim, outline, diagnostics, settings));
     let listeners = serve(&config, ports, &state)?;
-    let editor = state.editor.clone();
+    let editor = state.editor().clone();
     let files = FileWatch::new(move |changes| editor.push(LuaCall::FilesChanged(changes)));
-    state.editor.push(LuaCall::Started(started));
+    state.editor().push(LuaCall::Started(started));
     let mut wiring = Wiring {
         state: &state,
         announced: &mut announced,
@@ -178,7 +178,7 @@ async fn until_stopped(
 /// Answers what is pending, removes what agents read, and gives the
 /// connections their grace.
 async fn shut_down(state: &State, announced: &Announcements, listeners: Listeners) {
-    for diff in state.diffs.take_all() {
+    for diff in state.diffs().take_all() {
         diff.answer(DiffOutcome::rejected("Neovim is closing"));
     }
     crate::ide_protocol::review::shutdown(state);

@@ -99,7 +99,7 @@ impl Listener {
         }
         let sessions = Arc::new(sessions);
         let cancel = config.cancellation_token.clone();
-        let token: Arc<str> = state.token.as_str().into();
+        let token: Arc<str> = state.token().into();
         let peers = Peers::default();
         let announcing = crate::task::spawn(announce_tool_changes(state.clone(), peers.clone()));
         let handler = Handler {

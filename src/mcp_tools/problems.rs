@@ -133,7 +133,7 @@ fn list(value: &Value) -> impl Iterator<Item = &Value> {
 
 pub async fn project_problems(state: &State, project: &Project, _args: Value) -> Answer {
     let pulled = workspace_problems::pull(state).await;
-    let reports = state.diagnostics.everywhere().await;
+    let reports = state.diagnostics().everywhere().await;
     let project_copy = project.clone();
     // Confining and naming each file reads the file system.
     let inside = crate::task::spawn_blocking(move || {

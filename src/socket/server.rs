@@ -41,7 +41,7 @@ impl Listener {
         Listener {
             name,
             nvim_pid,
-            root: state.root.subscribe(),
+            root: state.follow_root(),
             state,
             reported: None,
             bound: None,
@@ -187,7 +187,7 @@ async fn rebind(
         *reported = Some(info.clone());
         let (path, error) = info;
         state
-            .editor
+            .editor()
             .push(LuaCall::Socket(SocketInfo { path, error }));
     }
     bound

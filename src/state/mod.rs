@@ -43,38 +43,25 @@ use outbox::{Latest, OutboxSender};
 use outgoing::Outgoing;
 use reviews::Reviews;
 
+/// Each part belongs to the concern in its own file; the rest of the host
+/// reaches them through the methods below.
 pub struct State {
-    pub clients: Clients,
-    pub diffs: PendingDiffs,
-    /// Both sides of each open large diff, for re-diffing after edits.
-    pub live_diffs: LiveDiffs,
-    /// Requests we sent to agents, waiting for answers.
-    pub outgoing: Outgoing,
-    /// What `getDiagnostics` answers from; Neovim's handler feeds it.
-    pub diagnostics: Arc<Mirror>,
-    pub editor: Editor,
-    /// Mirrors of buffers that asked for suggestions, with their syntax trees.
-    pub outline: Worker,
-    /// The secret agents must present in the handshake.
-    pub token: String,
-    /// The project root: the git root of Neovim's cwd, else the cwd.
-    pub root: watch::Sender<PathBuf>,
-    /// The review a client asked for, while it is open.
-    pub reviews: Reviews,
-    /// LSP requests Lua has not answered yet.
-    pub lsp: lsp::LspRequests,
-    /// Neovim's project roots, kept between MCP tool calls.
-    pub project_roots: roots::RootsCache,
-    /// Whether MCP tools' edits wait for the person's approval in a diff
-    /// (option `mcp.approve_edits`); false: applied to buffers at once.
-    pub approve_edits: bool,
-    /// Whether `execute_terminal_command` is offered (option
-    /// `mcp.terminal_commands`).
-    pub terminal_commands: bool,
-    /// The MCP tools the person's config registered in Lua.
-    pub user_tools: user_tools::UserTools,
-    /// The files the person worked in lately, for companion clients.
-    pub recent: recent::RecentFiles,
+    clients: Clients,
+    diffs: PendingDiffs,
+    live_diffs: LiveDiffs,
+    outgoing: Outgoing,
+    diagnostics: Arc<Mirror>,
+    editor: Editor,
+    outline: Worker,
+    token: String,
+    root: watch::Sender<PathBuf>,
+    reviews: Reviews,
+    lsp: lsp::LspRequests,
+    project_roots: roots::RootsCache,
+    approve_edits: bool,
+    terminal_commands: bool,
+    user_tools: user_tools::UserTools,
+    recent: recent::RecentFiles,
 }
 
 /// What the command line decided for the whole run.
@@ -114,6 +101,93 @@ impl State {
             user_tools: Default::default(),
             recent: Default::default(),
         }
+    }
+
+    /// Connected clients and their outboxes.
+    pub fn clients(&self) -> &Clients {
+        &self.clients
+    }
+
+    /// `openDiff`s waiting for the person.
+    pub fn diffs(&self) -> &PendingDiffs {
+        &self.diffs
+    }
+
+    /// Both sides of each open large diff, for re-diffing after edits.
+    pub fn live_diffs(&self) -> &LiveDiffs {
+        &self.live_diffs
+    }
+
+    /// Requests we sent to agents, waiting for answers.
+    pub fn outgoing(&self) -> &Outgoing {
+        &self.outgoing
+    }
+
+    /// What `getDiagnostics` answers from; Neovim's events feed it.
+    pub fn diagnostics(&self) -> &Arc<Mirror> {
+        &self.diagnostics
+    }
+
+    /// The handle on Neovim.
+    pub fn editor(&self) -> &Editor {
+        &self.editor
+    }
+
+    /// Mirrors of buffers that asked for suggestions, with their syntax trees.
+    pub fn outline(&self) -> &Worker {
+        &self.outline
+    }
+
+    /// The secret agents must present.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The project root: the git root of Neovim's cwd, else the cwd.
+    pub fn root(&self) -> PathBuf {
+        self.root.borrow().clone()
+    }
+
+    /// The project root, now and as it moves.
+    pub fn follow_root(&self) -> watch::Receiver<PathBuf> {
+        self.root.subscribe()
+    }
+
+    /// The review a client asked for, while it is open.
+    pub fn reviews(&self) -> &Reviews {
+        &self.reviews
+    }
+
+    /// LSP requests Lua has not answered yet.
+    pub fn lsp(&self) -> &lsp::LspRequests {
+        &self.lsp
+    }
+
+    /// Neovim's project roots, kept between MCP tool calls.
+    pub fn project_roots(&self) -> &roots::RootsCache {
+        &self.project_roots
+    }
+
+    /// Whether MCP tools' edits wait for the person's approval in a diff
+    /// (option `mcp.approve_edits`); false: applied to buffers at once.
+    pub fn approve_edits(&self) -> bool {
+        self.approve_edits
+    }
+
+    /// Whether `execute_terminal_command` is offered (option
+    /// `mcp.terminal_commands`).
+    pub fn terminal_commands(&self) -> bool {
+        self.terminal_commands
+    }
+
+    /// The MCP tools the person's config registered in Lua.
+    pub fn user_tools(&self) -> &user_tools::UserTools {
+        &self.user_tools
+    }
+
+    /// The files the person worked in lately, for companion clients.
+    pub fn recent(&self) -> &recent::RecentFiles {
+        &self.recent
     }
 
     /// The project root moved (after `:cd`); the context socket follows.

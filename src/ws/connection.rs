@@ -201,7 +201,9 @@ impl Handling<'_> {
             Ok(Incoming::Notification { method, params }) => {
                 claude_ide::notification(state, client, &method, &params)
             }
-            Ok(Incoming::Response { id, outcome }) => state.outgoing.resolve(client, &id, outcome),
+            Ok(Incoming::Response { id, outcome }) => {
+                state.outgoing().resolve(client, &id, outcome)
+            }
             Err(rejected) => out.push(Message::text(rejected.reply)),
         }
     }

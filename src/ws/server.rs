@@ -65,7 +65,7 @@ impl crate::listen::Handler for Handler {
     async fn run(self, shutdown: watch::Receiver<bool>) {
         let Handler { stream, state } = self;
         let _ = stream.set_nodelay(true);
-        let handshake = handshake::accept(stream, &state.token);
+        let handshake = handshake::accept(stream, state.token());
         match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await {
             Ok(Ok((ws, kind))) => connection::run(ws, kind, state, shutdown).await,
             // pi probes the port with a bare connect; that ends up here quietly.

@@ -66,11 +66,11 @@ pub async fn propose(
         })
         .filter(|(change, proposal)| !change.before.unchanged_by(proposal))
         .collect();
-    let mut report = Report::new(project, state.approve_edits);
+    let mut report = Report::new(project, state.approve_edits());
     if changes.is_empty() {
         return report.finish();
     }
-    if !state.approve_edits {
+    if !state.approve_edits() {
         for (change, proposal) in changes {
             let fate = match accept::apply(
                 state,
@@ -180,7 +180,7 @@ impl Withdraw<'_> {
 impl Drop for Withdraw<'_> {
     fn drop(&mut self) {
         for tab in self.tabs.drain(..) {
-            if let Some(diff) = self.state.diffs.take_tab(Requester::Mcp, &tab) {
+            if let Some(diff) = self.state.diffs().take_tab(Requester::Mcp, &tab) {
                 self.state
                     .finish_diff(diff, DiffOutcome::rejected("the agent cancelled the edit"));
             }
