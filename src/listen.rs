@@ -1,8 +1,10 @@
 //! What every listener shares, in mini-redis's shape: a [`Listener`]
-//! accepts under a cap on open connections (a semaphore permit per
-//! connection) with backoff when accepting fails (`EMFILE`: out of file
-//! descriptors), and gives each connection its own [`Handler`] task.
-//! [`Listeners`] starts them and stops them all at shutdown.
+//! accepts from its [`Source`] under a cap on open connections (a
+//! semaphore permit per connection) with backoff when accepting fails
+//! (`EMFILE`: out of file descriptors), and gives each connection its own
+//! [`Handler`] task. A transport supplies only its source (or uses
+//! [`HttpPort`]) and its handler. [`Listeners`] starts them and stops them
+//! all at shutdown.
 //!
 //! A connection over the cap is accepted and closed at once instead of left
 //! in the kernel's backlog: clients already connected never notice, a
@@ -16,6 +18,7 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::time::Instant;
 
@@ -62,9 +65,9 @@ impl Gate {
     /// Accepts from `listener` until a connection comes; failures back off
     /// (10 ms doubling to 1 s), so a process out of descriptors does not
     /// spin. Cancel-safe when the listener's `accept` is.
-    pub async fn next<L: Listener>(&mut self, listener: &mut L) -> Admission<L::Accepted> {
+    pub async fn next<S: Source>(&mut self, source: &mut S) -> Admission<S::Accepted> {
         loop {
-            match listener.accept().await {
+            match source.accept().await {
                 Ok(stream) => {
                     self.backoff = BACKOFF_FIRST;
                     return match self.slots.clone().try_acquire_owned() {
@@ -107,27 +110,47 @@ impl Gate {
     }
 }
 
-/// One transport's listener: what it accepts, what a client over the cap
-/// hears, and the handler each admitted connection gets.
-pub trait Listener: Send + 'static {
+/// Where a listener's connections come from, and what one over the cap
+/// hears.
+pub trait Source: Send + 'static {
     /// An accepted connection and what its handler needs to know of it.
     type Accepted: Send + 'static;
-    type Handler: Handler;
-    /// For log lines: `WebSocket`, `MCP`, `socket`.
-    fn name(&self) -> &'static str;
-    /// Most connections open at once, handshakes included.
-    fn cap(&self) -> usize;
     /// The next connection. Cancel-safe: shutdown drops it at any await.
     fn accept(&mut self) -> impl Future<Output = io::Result<Self::Accepted>> + Send;
     /// Over the cap: tells the client, if the protocol can, before it goes.
     fn refuse(&self, accepted: Self::Accepted);
-    fn handler(&self, accepted: Self::Accepted) -> Self::Handler;
     /// After the last accept, before shutdown counts this listener done.
     fn stop(self)
     where
         Self: Sized,
     {
     }
+}
+
+/// A loopback TCP port whose clients speak HTTP first (the WebSocket
+/// upgrade, MCP): one over the cap reads a 503.
+pub struct HttpPort(pub TcpListener);
+
+impl Source for HttpPort {
+    type Accepted = TcpStream;
+
+    async fn accept(&mut self) -> io::Result<TcpStream> {
+        Ok(self.0.accept().await?.0)
+    }
+
+    fn refuse(&self, stream: TcpStream) {
+        let _ = stream.try_write(HTTP_BUSY);
+    }
+}
+
+/// One listener: connections from `source`, at most `cap` open at once
+/// (handshakes included), each served by the handler `handler` makes.
+pub struct Listener<S, F> {
+    /// For log lines: `WebSocket`, `MCP`, `socket`.
+    pub name: &'static str,
+    pub cap: usize,
+    pub source: S,
+    pub handler: F,
 }
 
 /// Serves one connection until it ends or `shutdown` changes (then it
@@ -157,7 +180,12 @@ impl Default for Listeners {
 
 impl Listeners {
     /// Accepts on `listener`, in a task of its own, until [`Listeners::stop`].
-    pub fn serve<L: Listener>(&self, listener: L) {
+    pub fn serve<S, H, F>(&self, listener: Listener<S, F>)
+    where
+        S: Source,
+        H: Handler,
+        F: FnMut(S::Accepted) -> H + Send + 'static,
+    {
         crate::task::spawn(accept_loop(
             listener,
             self.shutdown.subscribe(),
@@ -179,33 +207,43 @@ impl Listeners {
     }
 }
 
-async fn accept_loop<L: Listener>(
-    mut listener: L,
+async fn accept_loop<S, H, F>(
+    listener: Listener<S, F>,
     mut shutdown: watch::Receiver<bool>,
     done: mpsc::Sender<()>,
-) {
-    let mut gate = Gate::new(listener.name(), listener.cap());
+) where
+    S: Source,
+    H: Handler,
+    F: FnMut(S::Accepted) -> H + Send + 'static,
+{
+    let Listener {
+        name,
+        cap,
+        mut source,
+        mut handler,
+    } = listener;
+    let mut gate = Gate::new(name, cap);
     loop {
         tokio::select! {
-            admitted = gate.next(&mut listener) => match admitted {
+            admitted = gate.next(&mut source) => match admitted {
                 Admission::Admitted(accepted, slot) => {
-                    let handler = listener.handler(accepted);
+                    let handler = handler(accepted);
                     let (shutdown, done) = (shutdown.clone(), done.clone());
                     crate::task::spawn(async move {
                         handler.run(shutdown).await;
                         drop((slot, done));
                     });
                 }
-                Admission::Refused(accepted) => listener.refuse(accepted),
+                Admission::Refused(accepted) => source.refuse(accepted),
             },
             _ = shutdown.changed() => break,
         }
     }
-    listener.stop();
+    source.stop();
 }
 
 /// What an HTTP client over the cap reads before the connection closes.
-pub const HTTP_BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
+const HTTP_BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
 Content-Type: text/plain\r\nContent-Length: 42\r\nConnection: close\r\n\r\n\
 Too many connections to Neovim; try again\n";
 
@@ -219,21 +257,8 @@ mod tests {
         failures: u32,
     }
 
-    struct Idle;
-
-    impl Handler for Idle {
-        async fn run(self, _: watch::Receiver<bool>) {}
-    }
-
-    impl Listener for Failing {
+    impl Source for Failing {
         type Accepted = ();
-        type Handler = Idle;
-        fn name(&self) -> &'static str {
-            "test"
-        }
-        fn cap(&self) -> usize {
-            2
-        }
         async fn accept(&mut self) -> io::Result<()> {
             self.attempts += 1;
             match self.attempts <= self.failures {
@@ -242,9 +267,6 @@ mod tests {
             }
         }
         fn refuse(&self, (): ()) {}
-        fn handler(&self, (): ()) -> Idle {
-            Idle
-        }
     }
 
     #[tokio::test(start_paused = true)]

@@ -115,13 +115,10 @@ fn log_started(started: &Started, ports: &Ports, announced: &Announcements) {
 /// Starts a listener on every port bound, and pi's context socket.
 fn serve(config: &Config, ports: Ports, state: &Arc<State>) -> io::Result<Listeners> {
     let listeners = Listeners::default();
-    listeners.serve(crate::ws::server::Listener::new(
-        ports.websocket,
-        state.clone(),
-    ));
+    listeners.serve(crate::ws::server::listener(ports.websocket, state.clone()));
     if let Some(listener) = ports.mcp {
         tracing::info!("MCP endpoint {}", ports.mcp_url.as_deref().unwrap_or(""));
-        listeners.serve(crate::http::server::Listener::new(
+        listeners.serve(crate::http::server::listener(
             listener,
             state.clone(),
             config.mcp_session_idle,
@@ -130,7 +127,7 @@ fn serve(config: &Config, ports: Ports, state: &Arc<State>) -> io::Result<Listen
     }
     for (kind, _, listener) in ports.companions {
         tracing::info!("{} companion on {}", kind.as_str(), listener.local_addr()?);
-        listeners.serve(crate::http::server::Listener::new(
+        listeners.serve(crate::http::server::listener(
             listener,
             state.clone(),
             None,
@@ -138,7 +135,7 @@ fn serve(config: &Config, ports: Ports, state: &Arc<State>) -> io::Result<Listen
         ));
     }
     if let Some(name) = config.context_socket.clone() {
-        listeners.serve(crate::socket::server::Listener::new(
+        listeners.serve(crate::socket::server::listener(
             name,
             config.nvim_pid,
             state.clone(),

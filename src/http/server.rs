@@ -29,7 +29,7 @@ use super::PATH;
 
 use super::handler::{Handler, Peers, announce_tool_changes};
 use crate::client::ClientKind;
-use crate::listen::HTTP_BUSY;
+use crate::listen::{HttpPort, Listener};
 use crate::peer::Connection as PeerConnection;
 use crate::state::State;
 
@@ -65,109 +65,82 @@ pub enum Serving {
     Companion(ClientKind),
 }
 
-/// The MCP endpoint, or one companion CLI's port.
-pub struct Listener {
-    listener: TcpListener,
-    name: &'static str,
-    token: Arc<str>,
-    service: StreamableHttpService<Handler, LocalSessionManager>,
-    /// A companion session ends when its event stream does.
-    close_on_stream_end: Option<Arc<LocalSessionManager>>,
-    /// rmcp's sessions end with this.
-    cancel: CancellationToken,
-    /// Tells the sessions when the tool list changed.
+/// The MCP endpoint, or one companion CLI's port. A session idle for
+/// `session_idle` is closed; `None`: never (an agent idle for an hour
+/// keeps its session).
+pub fn listener(
+    port: TcpListener,
+    state: Arc<State>,
+    session_idle: Option<Duration>,
+    serving: Serving,
+) -> Listener<HttpPort, impl FnMut(TcpStream) -> Connection + Send + 'static> {
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = session_idle;
+    let mut config = service_config();
+    if let Serving::Companion(_) = serving {
+        // The SDK Gemini CLI and Qwen Code bundle parses every event's data
+        // as JSON: an SSE priming event (empty data) breaks its connection.
+        sessions.session_config.sse_retry = None;
+        config = config.with_sse_retry(None);
+    }
+    let sessions = Arc::new(sessions);
+    let token: Arc<str> = state.token().into();
+    let peers = Peers::default();
+    let ended = Ended {
+        sessions: config.cancellation_token.clone(),
+        announcing: crate::task::spawn(announce_tool_changes(state.clone(), peers.clone())),
+    };
+    let handler = Handler {
+        state,
+        peers,
+        companion: None,
+    };
+    let name = match serving {
+        Serving::Mcp => "MCP",
+        Serving::Companion(kind) => kind.as_str(),
+    };
+    // A companion session ends when its event stream does.
+    let close_on_stream_end = match serving {
+        Serving::Mcp => None,
+        Serving::Companion(_) => Some(sessions.clone()),
+    };
+    let service = StreamableHttpService::new(
+        move || {
+            Ok(match serving {
+                Serving::Mcp => handler.clone(),
+                Serving::Companion(kind) => handler.for_companion(kind),
+            })
+        },
+        sessions,
+        config,
+    );
+    Listener {
+        name,
+        cap: MAX_CONNECTIONS,
+        source: HttpPort(port),
+        handler: move |stream| {
+            // Dropped with the listener, once it accepts no more.
+            let _ = &ended;
+            Connection {
+                stream,
+                service: service.clone(),
+                token: token.clone(),
+                close_on_stream_end: close_on_stream_end.clone(),
+            }
+        },
+    }
+}
+
+/// Ends rmcp's sessions and the tool-change announcements when the
+/// listener stops.
+struct Ended {
+    sessions: CancellationToken,
     announcing: JoinHandle<()>,
 }
 
-impl Listener {
-    /// A session idle for `session_idle` is closed; `None`: never (an agent
-    /// idle for an hour keeps its session).
-    pub fn new(
-        listener: TcpListener,
-        state: Arc<State>,
-        session_idle: Option<Duration>,
-        serving: Serving,
-    ) -> Self {
-        let mut sessions = LocalSessionManager::default();
-        sessions.session_config.keep_alive = session_idle;
-        let mut config = service_config();
-        if let Serving::Companion(_) = serving {
-            // The SDK Gemini CLI and Qwen Code bundle parses every event's data
-            // as JSON: an SSE priming event (empty data) breaks its connection.
-            sessions.session_config.sse_retry = None;
-            config = config.with_sse_retry(None);
-        }
-        let sessions = Arc::new(sessions);
-        let cancel = config.cancellation_token.clone();
-        let token: Arc<str> = state.token().into();
-        let peers = Peers::default();
-        let announcing = crate::task::spawn(announce_tool_changes(state.clone(), peers.clone()));
-        let handler = Handler {
-            state,
-            peers,
-            companion: None,
-        };
-        let name = match serving {
-            Serving::Mcp => "MCP",
-            Serving::Companion(kind) => kind.as_str(),
-        };
-        let close_on_stream_end = match serving {
-            Serving::Mcp => None,
-            Serving::Companion(_) => Some(sessions.clone()),
-        };
-        let service = StreamableHttpService::new(
-            move || {
-                Ok(match serving {
-                    Serving::Mcp => handler.clone(),
-                    Serving::Companion(kind) => handler.for_companion(kind),
-                })
-            },
-            sessions,
-            config,
-        );
-        Listener {
-            listener,
-            name,
-            token,
-            service,
-            close_on_stream_end,
-            cancel,
-            announcing,
-        }
-    }
-}
-
-impl crate::listen::Listener for Listener {
-    type Accepted = TcpStream;
-    type Handler = Connection;
-
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn cap(&self) -> usize {
-        MAX_CONNECTIONS
-    }
-
-    async fn accept(&mut self) -> std::io::Result<TcpStream> {
-        Ok(self.listener.accept().await?.0)
-    }
-
-    fn refuse(&self, stream: TcpStream) {
-        let _ = stream.try_write(HTTP_BUSY);
-    }
-
-    fn handler(&self, stream: TcpStream) -> Connection {
-        Connection {
-            stream,
-            service: self.service.clone(),
-            token: self.token.clone(),
-            close_on_stream_end: self.close_on_stream_end.clone(),
-        }
-    }
-
-    fn stop(self) {
-        self.cancel.cancel();
+impl Drop for Ended {
+    fn drop(&mut self) {
+        self.sessions.cancel();
         self.announcing.abort();
     }
 }

@@ -12,6 +12,7 @@ use tokio::time::Interval;
 
 use super::file::{self, SocketFile};
 use super::{MAX_CONNECTIONS, POLL_INTERVAL, connection};
+use crate::listen::{Listener, Source};
 use crate::nvim::seam::{LuaCall, SocketInfo};
 use crate::state::State;
 
@@ -22,8 +23,31 @@ struct Bound {
     name: Arc<str>,
 }
 
-/// Serves `<root>/.pi/ide/<name>.sock`, following the project root.
-pub struct Listener {
+/// Serves `<root>/.pi/ide/<name>.sock`. Each pi keeps one connection,
+/// and probes with connects that close at once.
+pub fn listener(
+    name: String,
+    nvim_pid: u32,
+    state: Arc<State>,
+) -> Listener<KeptSocket, impl FnMut(Accepted) -> Handler + Send + 'static> {
+    let source = KeptSocket::new(name, nvim_pid, state.clone());
+    Listener {
+        name: "socket",
+        cap: MAX_CONNECTIONS,
+        source,
+        handler: move |(stream, name)| Handler {
+            stream,
+            name,
+            state: state.clone(),
+        },
+    }
+}
+
+/// A connection, and the name `hello` gives: the socket's, as pi shows it.
+type Accepted = (UnixStream, Arc<str>);
+
+/// The socket file, kept there and following the project root.
+pub struct KeptSocket {
     name: String,
     nvim_pid: u32,
     state: Arc<State>,
@@ -34,11 +58,11 @@ pub struct Listener {
     poll: Interval,
 }
 
-impl Listener {
-    pub fn new(name: String, nvim_pid: u32, state: Arc<State>) -> Self {
+impl KeptSocket {
+    fn new(name: String, nvim_pid: u32, state: Arc<State>) -> Self {
         let mut poll = tokio::time::interval(POLL_INTERVAL);
         poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        Listener {
+        KeptSocket {
             name,
             nvim_pid,
             root: state.follow_root(),
@@ -61,23 +85,13 @@ impl Listener {
     }
 }
 
-impl crate::listen::Listener for Listener {
-    /// A connection, and the name `hello` gives: the socket's, as pi shows it.
-    type Accepted = (UnixStream, Arc<str>);
-    type Handler = Handler;
-
-    fn name(&self) -> &'static str {
-        "socket"
-    }
-
-    fn cap(&self) -> usize {
-        MAX_CONNECTIONS
-    }
+impl Source for KeptSocket {
+    type Accepted = Accepted;
 
     /// Waits for a connection, keeping the socket there meanwhile: bound
     /// again when deleted, moved when the root changes. Cancel-safe: a
     /// bind cut short has created no file yet.
-    async fn accept(&mut self) -> std::io::Result<(UnixStream, Arc<str>)> {
+    async fn accept(&mut self) -> std::io::Result<Accepted> {
         loop {
             tokio::select! {
                 accepted = accept(&self.bound) => return accepted,
@@ -107,15 +121,7 @@ impl crate::listen::Listener for Listener {
     }
 
     /// Closed before `hello`: the context socket has no way to say why.
-    fn refuse(&self, _: (UnixStream, Arc<str>)) {}
-
-    fn handler(&self, (stream, name): (UnixStream, Arc<str>)) -> Handler {
-        Handler {
-            stream,
-            name,
-            state: self.state.clone(),
-        }
-    }
+    fn refuse(&self, _: Accepted) {}
 
     fn stop(self) {
         if let Some(bound) = self.bound {
@@ -137,7 +143,7 @@ impl crate::listen::Handler for Handler {
     }
 }
 
-async fn accept(bound: &Option<Bound>) -> std::io::Result<(UnixStream, Arc<str>)> {
+async fn accept(bound: &Option<Bound>) -> std::io::Result<Accepted> {
     match bound {
         Some(bound) => {
             let (stream, _) = bound.listener.accept().await?;

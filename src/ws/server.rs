@@ -8,50 +8,26 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
 use super::{MAX_CONNECTIONS, connection, handshake};
-use crate::listen::HTTP_BUSY;
+use crate::listen::{HttpPort, Listener};
 use crate::state::State;
 
 /// A client that has not finished its handshake by then is dropped.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The WebSocket port pi and Claude Code connect to.
-pub struct Listener {
-    listener: TcpListener,
+/// The WebSocket port pi and Claude Code connect to: a client over the
+/// cap reads a 503 (the upgrade is HTTP).
+pub fn listener(
+    port: TcpListener,
     state: Arc<State>,
-}
-
-impl Listener {
-    pub fn new(listener: TcpListener, state: Arc<State>) -> Self {
-        Listener { listener, state }
-    }
-}
-
-impl crate::listen::Listener for Listener {
-    type Accepted = TcpStream;
-    type Handler = Handler;
-
-    fn name(&self) -> &'static str {
-        "WebSocket"
-    }
-
-    fn cap(&self) -> usize {
-        MAX_CONNECTIONS
-    }
-
-    async fn accept(&mut self) -> std::io::Result<TcpStream> {
-        Ok(self.listener.accept().await?.0)
-    }
-
-    /// The upgrade is HTTP: a client over the cap reads a 503.
-    fn refuse(&self, stream: TcpStream) {
-        let _ = stream.try_write(HTTP_BUSY);
-    }
-
-    fn handler(&self, stream: TcpStream) -> Handler {
-        Handler {
+) -> Listener<HttpPort, impl FnMut(TcpStream) -> Handler + Send + 'static> {
+    Listener {
+        name: "WebSocket",
+        cap: MAX_CONNECTIONS,
+        source: HttpPort(port),
+        handler: move |stream| Handler {
             stream,
-            state: self.state.clone(),
-        }
+            state: state.clone(),
+        },
     }
 }
 
