@@ -1,11 +1,4 @@
-//! Secret tokens and the handshake headers that carry them.
-
-use crate::client::ClientKind;
-
-/// Header the pi-ide extension sends its token in.
-pub const PI_HEADER: &str = "x-pi-ide-authorization";
-/// Header Claude Code sends its token in.
-pub const CLAUDE_HEADER: &str = "x-claude-code-ide-authorization";
+//! Secret tokens, and checking them.
 
 /// A fresh token: 32 bytes (256 bits) from the OS CSPRNG, in hex.
 pub fn new_token() -> String {
@@ -23,17 +16,6 @@ pub fn tokens_match(expected: &str, given: &[u8]) -> bool {
         diff |= usize::from(byte ^ given.get(i).copied().unwrap_or(0));
     }
     diff == 0
-}
-
-/// Which kind of client a header name announces.
-pub fn kind_for_header(name: &str) -> Option<ClientKind> {
-    if name.eq_ignore_ascii_case(PI_HEADER) {
-        Some(ClientKind::Pi)
-    } else if name.eq_ignore_ascii_case(CLAUDE_HEADER) {
-        Some(ClientKind::Claude)
-    } else {
-        None
-    }
 }
 
 #[cfg(test)]
@@ -71,18 +53,5 @@ mod tests {
         let mut flipped = token.clone().into_bytes();
         flipped[10] ^= 1;
         assert!(!tokens_match(&token, &flipped));
-    }
-
-    #[test]
-    fn header_names_are_case_insensitive() {
-        assert_eq!(
-            kind_for_header("X-Pi-Ide-Authorization"),
-            Some(ClientKind::Pi)
-        );
-        assert_eq!(
-            kind_for_header("X-Claude-Code-Ide-Authorization"),
-            Some(ClientKind::Claude)
-        );
-        assert_eq!(kind_for_header("authorization"), None);
     }
 }

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::client::ClientKind;
+
 /// Everything the host needs to know about the Neovim that started it.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -38,11 +40,10 @@ pub struct Config {
     pub mcp_token_file: Option<PathBuf>,
     /// MCP sessions idle this long are closed; `None`: never.
     pub mcp_session_idle: Option<Duration>,
-    /// Gemini CLI's discovery directory (`<tmpdir>/gemini/ide`), to serve
-    /// it and be announced there; `None`: not.
-    pub gemini_dir: Option<PathBuf>,
-    /// Qwen Code's (`$QWEN_HOME/ide`); `None`: not.
-    pub qwen_dir: Option<PathBuf>,
+    /// The companion CLIs to serve, each with the discovery directory it
+    /// is announced in (`--gemini-dir <tmpdir>/gemini/ide`, `--qwen-dir
+    /// $QWEN_HOME/ide`; empty: not served).
+    pub companions: Vec<(ClientKind, PathBuf)>,
 }
 
 /// What the command line asks for.
@@ -76,8 +77,7 @@ impl Config {
         let mut mcp_terminal_commands = true;
         let mut mcp_token_file = None;
         let mut mcp_session_idle = None;
-        let mut gemini_dir = None;
-        let mut qwen_dir = None;
+        let mut companions = Vec::new();
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
             if flag == "--version" {
@@ -142,18 +142,23 @@ impl Config {
                     mcp_token_file = Some(PathBuf::from(value))
                 }
                 "--mcp-token-file" => {}
-                "--gemini-dir" => gemini_dir = (!value.is_empty()).then(|| PathBuf::from(value)),
-                "--qwen-dir" => qwen_dir = (!value.is_empty()).then(|| PathBuf::from(value)),
                 "--mcp-session-idle-ms" => {
                     let ms: u64 = value
                         .parse()
                         .map_err(|_| format!("--mcp-session-idle-ms {value}: not a number"))?;
                     mcp_session_idle = (ms > 0).then(|| Duration::from_millis(ms));
                 }
-                _ => return Err(format!("unknown option {flag}")),
+                other => {
+                    let kind = companion_for(other).ok_or(format!("unknown option {flag}"))?;
+                    companions.retain(|(known, _)| *known != kind);
+                    if !value.is_empty() {
+                        companions.push((kind, PathBuf::from(value)));
+                    }
+                }
             }
         }
         let cwd = cwd.unwrap_or_default();
+        companions.sort_by_key(|(kind, _)| ClientKind::ALL.iter().position(|k| k == kind));
         Ok(Parsed::Run(Box::new(Config {
             nvim_pid: pid.ok_or("--pid is required (the host is started by the Lua glue)")?,
             port,
@@ -169,10 +174,19 @@ impl Config {
             mcp_terminal_commands,
             mcp_token_file,
             mcp_session_idle,
-            gemini_dir,
-            qwen_dir,
+            companions,
         })))
     }
+}
+
+/// The agent whose discovery directory `option` names.
+fn companion_for(option: &str) -> Option<ClientKind> {
+    ClientKind::ALL.into_iter().find(|kind| {
+        kind.profile()
+            .discovery
+            .as_ref()
+            .is_some_and(|file| file.option == option)
+    })
 }
 
 /// A socket name stays one file name in `.pi/ide/`.
@@ -241,8 +255,11 @@ mod tests {
             Some(PathBuf::from("/s/pi-ide/mcp-token"))
         );
         assert_eq!(config.mcp_session_idle, Some(Duration::from_millis(1500)));
-        assert_eq!(config.gemini_dir, Some(PathBuf::from("/tmp/gemini/ide")));
-        assert_eq!(config.qwen_dir, None, "empty: Qwen Code not served");
+        assert_eq!(
+            config.companions,
+            [(ClientKind::Gemini, PathBuf::from("/tmp/gemini/ide"))],
+            "empty: Qwen Code not served"
+        );
     }
 
     #[test]

@@ -1,11 +1,7 @@
-//! The discovery files Gemini CLI and Qwen Code read to find an editor's
-//! IDE companion server:
-//!
-//! * Gemini CLI: `<tmpdir>/gemini/ide/gemini-ide-server-<PID>-<PORT>.json`
-//!   with `{port, workspacePath, authToken, ideInfo}`; it reads every such
-//!   file and keeps those whose workspace holds its cwd.
-//! * Qwen Code: `$QWEN_HOME/ide/<PORT>.lock` with the same fields and
-//!   `ppid`, Neovim's live pid (Qwen deletes locks whose `ppid` is dead).
+//! The discovery files companion CLIs (Gemini CLI, Qwen Code) read to find
+//! an editor's IDE companion server: `{port, workspacePath, authToken,
+//! ideInfo}`, and `ppid` for those that check Neovim is alive; each CLI's
+//! file name and fields are in its [`crate::client`] profile.
 //!
 //! Written whole (0600 in a 0700 directory, a temp file renamed), rewritten
 //! after `:cd`, removed on exit. Ours carry [`MARK`]; only ours, and only
@@ -18,23 +14,17 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::client::{ClientKind, DiscoveryFile};
 use crate::lockfile::{ensure_private_dir, process_alive};
 
 /// Set in every file this plugin writes, so stale cleaning never touches
 /// another editor's (VS Code's, another Neovim plugin's).
 pub const MARK: &str = "pi-ide.nvim";
 
-/// Which CLI a discovery file is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cli {
-    Gemini,
-    Qwen,
-}
-
 /// One discovery file this process owns.
 #[derive(Debug)]
 pub struct Discovery {
-    cli: Cli,
+    file: &'static DiscoveryFile,
     path: PathBuf,
     port: u16,
     nvim_pid: u32,
@@ -59,29 +49,29 @@ struct Body {
 
 impl Discovery {
     /// Cleans our stale files in `dir`, then writes this one there.
+    /// For `kind`, which must have a discovery file.
     pub fn create(
-        cli: Cli,
+        kind: ClientKind,
         dir: &Path,
         nvim_pid: u32,
         port: u16,
         token: &str,
         workspace: Vec<String>,
     ) -> io::Result<Self> {
+        let file = kind.profile().discovery.as_ref().ok_or_else(|| {
+            io::Error::other(format!("{} reads no discovery file", kind.as_str()))
+        })?;
         ensure_private_dir(dir)?;
-        let removed = remove_stale(cli, dir);
+        let removed = remove_stale(file, dir);
         if removed > 0 {
             tracing::info!(
                 "removed {removed} stale discovery file(s) in {}",
                 dir.display()
             );
         }
-        let name = match cli {
-            Cli::Gemini => format!("gemini-ide-server-{nvim_pid}-{port}.json"),
-            Cli::Qwen => format!("{port}.lock"),
-        };
         let discovery = Discovery {
-            cli,
-            path: dir.join(name),
+            file,
+            path: dir.join((file.name)(nvim_pid, port)),
             port,
             nvim_pid,
             token: token.to_owned(),
@@ -117,7 +107,7 @@ impl Discovery {
             // Both CLIs split it on the path delimiter.
             workspace_path: self.workspace.join(":"),
             auth_token: self.token.clone(),
-            ppid: (self.cli == Cli::Qwen).then_some(self.nvim_pid),
+            ppid: self.file.ppid.then_some(self.nvim_pid),
             ide_info: json!({"name": "neovim", "displayName": "Neovim"}),
             server: MARK.into(),
         };
@@ -127,7 +117,7 @@ impl Discovery {
 }
 
 /// Removes our files in `dir` whose Neovim is gone; how many.
-fn remove_stale(cli: Cli, dir: &Path) -> usize {
+fn remove_stale(file: &DiscoveryFile, dir: &Path) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };
@@ -137,11 +127,9 @@ fn remove_stale(cli: Cli, dir: &Path) -> usize {
         let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
             continue;
         };
-        let pid = match cli {
-            Cli::Gemini => gemini_file_pid(name),
-            Cli::Qwen => name.strip_suffix(".lock").map(|_| None),
+        let Some(pid_in_name) = (file.pid_in_name)(name) else {
+            continue;
         };
-        let Some(pid_in_name) = pid else { continue };
         let Some(body) = fs::read(&path)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<Body>(&bytes).ok())
@@ -156,16 +144,6 @@ fn remove_stale(cli: Cli, dir: &Path) -> usize {
         }
     }
     removed
-}
-
-/// The pid in `gemini-ide-server-<PID>-<PORT>.json`.
-fn gemini_file_pid(name: &str) -> Option<Option<u32>> {
-    let rest = name
-        .strip_prefix("gemini-ide-server-")?
-        .strip_suffix(".json")?;
-    let (pid, port) = rest.split_once('-')?;
-    port.parse::<u16>().ok()?;
-    Some(Some(pid.parse().ok()?))
 }
 
 #[cfg(test)]
@@ -189,8 +167,15 @@ mod tests {
         let me = std::process::id();
         let roots = vec!["/w/sub".to_string(), "/w".to_string()];
         let gemini_dir = scratch.join("tmp/gemini/ide");
-        let mut gemini =
-            Discovery::create(Cli::Gemini, &gemini_dir, me, 4711, "tok", roots.clone()).unwrap();
+        let mut gemini = Discovery::create(
+            ClientKind::Gemini,
+            &gemini_dir,
+            me,
+            4711,
+            "tok",
+            roots.clone(),
+        )
+        .unwrap();
         assert_eq!(
             gemini.path(),
             gemini_dir.join(format!("gemini-ide-server-{me}-4711.json"))
@@ -206,7 +191,7 @@ mod tests {
         assert_eq!(mode(&gemini_dir), 0o700);
 
         let qwen_dir = scratch.join("qwen/ide");
-        let qwen = Discovery::create(Cli::Qwen, &qwen_dir, me, 4712, "tok", roots).unwrap();
+        let qwen = Discovery::create(ClientKind::Qwen, &qwen_dir, me, 4712, "tok", roots).unwrap();
         assert_eq!(qwen.path(), qwen_dir.join("4712.lock"));
         assert_eq!(read(qwen.path())["ppid"], me);
         assert_eq!(read(qwen.path())["ideInfo"]["name"], "neovim");
@@ -240,7 +225,8 @@ mod tests {
         fs::write(qwen.join("2.lock"), ours(me)).unwrap();
         fs::write(qwen.join("3.lock"), foreign(dead)).unwrap();
         fs::write(qwen.join("4.lock"), "not json").unwrap();
-        let kept = Discovery::create(Cli::Qwen, &qwen, me, 5, "t", vec!["/w".into()]).unwrap();
+        let kept =
+            Discovery::create(ClientKind::Qwen, &qwen, me, 5, "t", vec!["/w".into()]).unwrap();
         let mut left: Vec<_> = fs::read_dir(&qwen)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -256,7 +242,7 @@ mod tests {
         fs::write(gemini.join(name(me, 2)), ours(me)).unwrap();
         fs::write(gemini.join(name(dead, 3)), foreign(dead)).unwrap();
         fs::write(gemini.join("gemini-ide-server-7.json"), ours(dead)).unwrap();
-        let kept = Discovery::create(Cli::Gemini, &gemini, me, 4, "t", vec![]).unwrap();
+        let kept = Discovery::create(ClientKind::Gemini, &gemini, me, 4, "t", vec![]).unwrap();
         let mut left: Vec<_> = fs::read_dir(&gemini)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())

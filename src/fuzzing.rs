@@ -10,18 +10,17 @@ use nvim_rs::Value;
 use nvim_rs::rpc::model::{self, RpcMessage};
 use serde_json::{Value as Json, json};
 use tokio::runtime::Runtime;
-use tokio::sync::{mpsc, watch};
 use tokio_util::compat::TokioAsyncReadCompatExt;
 
 use crate::context_review::messages;
 pub use crate::context_review::messages::Incoming;
 use crate::diagnostics::Mirror;
-use crate::nvim::editor::Editor;
+use crate::host::events::Inbox;
 use crate::nvim::handler::{NvimHandler, parse_buffer_event};
 use crate::nvim::seam::EditorEvent;
 use crate::outline::worker::Worker;
 use crate::socket::lines::{Chunk, Lines};
-use crate::state::State;
+use crate::state::{Settings, State};
 
 fn runtime() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
@@ -202,31 +201,20 @@ fn project() -> &'static Project {
 /// `root` and every other call with nil.
 async fn stand_in_state(root: &std::path::Path) -> std::io::Result<Arc<State>> {
     let (host_end, nvim_end) = tokio::net::UnixStream::pair()?;
-    let (events, _) = mpsc::unbounded_channel();
     let diagnostics = Arc::new(Mirror::default());
     diagnostics.update(vec![]);
+    let (inbox, _) = Inbox::new(diagnostics.clone());
     let outline = Worker::spawn()?;
-    let handler = NvimHandler::new(events, outline.clone(), diagnostics.clone());
+    let handler = NvimHandler::new(inbox, outline.clone());
     let (nvim, _io_loop) = crate::nvim::attach_socket(host_end, handler)?;
     crate::task::spawn(stand_in_neovim(nvim_end, root.display().to_string()));
-    Ok(Arc::new(State {
-        clients: Default::default(),
-        diffs: Default::default(),
-        live_diffs: Default::default(),
-        outgoing: Default::default(),
-        diagnostics,
-        editor: Editor::new(nvim),
-        outline,
+    let settings = Settings {
         token: HTTP_TOKEN.into(),
-        root: watch::channel(root.to_path_buf()).0,
-        reviews: Default::default(),
-        lsp: Default::default(),
-        project_roots: Default::default(),
+        root: root.to_path_buf(),
         approve_edits: true,
         terminal_commands: true,
-        user_tools: Default::default(),
-        recent: Default::default(),
-    }))
+    };
+    Ok(Arc::new(State::new(nvim, outline, diagnostics, settings)))
 }
 
 async fn stand_in_neovim(stream: tokio::net::UnixStream, root: String) {

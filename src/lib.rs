@@ -8,7 +8,8 @@
 //! Module map, by layer; each layer uses only the layers below it.
 //!
 //! Wiring:
-//! * [`host`]        – attach, listen, write the lockfile, event loop, shutdown.
+//! * [`host`]        – attach, bind, announce, start the listeners, handle
+//!   every event Lua sends, shut down: a short composition of named parts.
 //! * [`cli`]         – the program: command line in, exit code out.
 //! * [`config`], [`logging`] – the command line; tracing to a file (stdout is RPC).
 //! * [`limits`]      – every limit a client can meet, in one list.
@@ -19,10 +20,11 @@
 //! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
 //! * [`http`]        – the Streamable-HTTP MCP endpoint (`/mcp`, rmcp + hyper).
 //! * [`socket`]      – pi's context socket (`<root>/.pi/ide/<name>.sock`, NDJSON).
-//! * [`listen`]      – what every listener shares: a connection cap, accept backoff.
+//! * [`listen`]      – the `Listener`/`Handler` pair every transport fills in:
+//!   a connection cap, accept backoff, a task per connection, shutdown.
 //! * [`lockfile`]    – the discovery files agents read.
 //! * [`discovery`]   – Gemini CLI's and Qwen Code's discovery files.
-//! * [`auth`]        – secret tokens, constant-time checks, header → client kind.
+//! * [`auth`]        – secret tokens, constant-time checks.
 //!
 //! Protocol and features (where an MCP tool goes):
 //! * [`claude_ide`]  – the MCP that pi and Claude Code speak over the
@@ -33,7 +35,6 @@
 //!   `mcp_tools/tools/`, one file per tool, and what they share.
 //! * [`companion`]   – the IDE companion protocol of Gemini CLI and Qwen
 //!   Code: `ide/contextUpdate`, `openDiff`/`closeDiff` decided by notification.
-//! * [`events`]      – what Neovim reports, turned into actions.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
 //! * [`context_review`] – the context/review protocol pi's `ide` extension
 //!   speaks over [`socket`]: `hello`, `context`, review requests and
@@ -56,7 +57,8 @@
 //! * [`uri`]         – `file://` URIs ↔ paths.
 //! * [`git`]         – git run without a shell, bounded in time and output.
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
-//! * [`client`]      – client ids and kinds.
+//! * [`client`]      – client ids, protocols, and each agent's profile
+//!   (`client/<agent>.rs`: one file and one line per agent).
 //! * [`mutex`]       – locking that survives a panicked task.
 //! * [`peer`]        – the local process at the other end of a loopback connection.
 //! * [`memory`]      – handing memory back to the OS after large diffs.
@@ -74,7 +76,6 @@ mod context_review;
 mod diagnostics;
 mod diff;
 mod discovery;
-mod events;
 mod file_watch;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

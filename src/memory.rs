@@ -3,6 +3,8 @@
 //! in the main heap and in an arena per diffing thread, so the host stayed
 //! 45–65 MiB above idle after a few of them.
 
+#[cfg(target_env = "gnu")]
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Proposals larger than this are followed by a trim.
@@ -30,12 +32,35 @@ pub fn one_arena() {
     }
 }
 
-/// Returns freed memory to the OS shortly, once a large diff is over.
+/// Returns freed memory to the OS shortly, once a large diff is over. Calls
+/// while a trim is pending join it: one trim, TRIM_DELAY after the first.
 pub fn release_soon() {
     #[cfg(target_env = "gnu")]
-    crate::task::spawn(async {
-        tokio::time::sleep(TRIM_DELAY).await;
-        // SAFETY: malloc_trim only hands free pages back to the OS.
-        unsafe { libc::malloc_trim(0) };
-    });
+    if !TRIM_PENDING.swap(true, Ordering::AcqRel) {
+        crate::task::spawn(async {
+            tokio::time::sleep(TRIM_DELAY).await;
+            // Cleared before the trim: what is freed after it gets one of its own.
+            TRIM_PENDING.store(false, Ordering::Release);
+            // SAFETY: malloc_trim only hands free pages back to the OS.
+            unsafe { libc::malloc_trim(0) };
+        });
+    }
+}
+
+/// Whether a trim is scheduled and has not started yet.
+#[cfg(target_env = "gnu")]
+static TRIM_PENDING: AtomicBool = AtomicBool::new(false);
+
+#[cfg(all(test, target_env = "gnu"))]
+mod tests {
+    #[tokio::test(start_paused = true)]
+    async fn releases_asked_for_together_share_one_pending_trim() {
+        for _ in 0..100 {
+            super::release_soon();
+        }
+        let tasks = tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks();
+        assert!(tasks <= 1, "{tasks} trims pending");
+    }
 }

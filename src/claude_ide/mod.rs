@@ -69,9 +69,9 @@ pub fn answer_now(
                     args.is_null() || args.as_object().is_some_and(|a| a.is_empty())
                 }) =>
         {
-            let kind = state.clients.kind(client)?;
+            let kind = state.clients().kind(client)?;
             let result = state
-                .diagnostics
+                .diagnostics()
                 .reply_now(kind, |text| tools::text_content(&[text]).to_string())?;
             Some(jsonrpc::result_json(id, &result))
         }
@@ -91,7 +91,7 @@ pub async fn request(state: &State, client: ClientId, id: Value, method: &str, p
                 state.client_named(client, name);
             }
             state
-                .clients
+                .clients()
                 .send(client, jsonrpc::result(&id, initialize_result()));
             // pi never asks for the current context: push it right away.
             state.push_selection(client).await;
@@ -105,7 +105,7 @@ pub async fn request(state: &State, client: ClientId, id: Value, method: &str, p
         Ok(result) => jsonrpc::result(&id, result),
         Err(error) => jsonrpc::error(&id, error.code, &error.message),
     };
-    state.clients.send(client, reply);
+    state.clients().send(client, reply);
 }
 
 /// Notifications need no answer; `ide_connected` tells which process the

@@ -71,7 +71,7 @@ fn cut(text: &str, max: usize) -> &str {
 async fn active(state: &State, positions: &Positions) -> Option<Active> {
     let (first, last) = positions.rows();
     let last = last.min(first + MAX_SELECTED_ROWS);
-    let lines = match state.editor.lines(positions.buf, first, last).await {
+    let lines = match state.editor().lines(positions.buf, first, last).await {
         Ok(lines) => lines,
         Err(error) => {
             tracing::warn!("cannot read selected lines: {error}");
@@ -96,23 +96,25 @@ async fn message(state: &State, positions: Option<&Positions>) -> String {
         Some(positions) => active(state, positions).await,
         None => None,
     };
-    let files = state.recent.list();
+    let files = state.recent().list();
     jsonrpc::notification("ide/contextUpdate", params(&files, active.as_ref()))
 }
 
 /// The person moved: every companion client gets the new context.
 pub async fn on_selection(state: &State, positions: &Positions) {
-    state.recent.touch(&positions.path);
-    if !state.clients.any_companion() {
+    state.recent().touch(&positions.path);
+    if !state.clients().any_companion() {
         return;
     }
     let message = message(state, Some(positions)).await;
-    state.clients.broadcast_companion(Latest::Context, &message);
+    state
+        .clients()
+        .broadcast_companion(Latest::Context, &message);
 }
 
 /// The context right after a client initialized.
 pub async fn send_current(state: &Arc<State>, client: ClientId) {
-    let positions = match state.editor.query::<Positions>(LuaCall::Positions).await {
+    let positions = match state.editor().query::<Positions>(LuaCall::Positions).await {
         Ok(positions) => positions,
         Err(error) => {
             tracing::warn!("cannot read the current position: {error}");
@@ -120,10 +122,12 @@ pub async fn send_current(state: &Arc<State>, client: ClientId) {
         }
     };
     if let Some(positions) = &positions {
-        state.recent.touch(&positions.path);
+        state.recent().touch(&positions.path);
     }
     let message = message(state, positions.as_ref()).await;
-    state.clients.send_latest(client, Latest::Context, message);
+    state
+        .clients()
+        .send_latest(client, Latest::Context, message);
 }
 
 #[cfg(test)]

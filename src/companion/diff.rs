@@ -55,11 +55,11 @@ pub async fn open(state: &Arc<State>, client: ClientId, arguments: Value) -> Val
         Err(error) => return text_result(format!("openDiff: {error}"), true),
     };
     if let Err(why) = confined(state, &file_path).await {
-        state.editor.push(LuaCall::Refused {
+        state.editor().push(LuaCall::Refused {
             message: format!("the agent's diff of {file_path} was refused: {why}"),
         });
         tracing::info!("companion openDiff refused: {why}");
-        state.clients.send(client, rejected(&file_path));
+        state.clients().send(client, rejected(&file_path));
         return json!({"content": []});
     }
     crate::task::spawn(review(state.clone(), client, file_path, new_content));
@@ -89,7 +89,7 @@ async fn review(state: Arc<State>, client: ClientId, file_path: String, new_cont
         DiffOutcome::Rejected { .. } => rejected(&file_path),
         DiffOutcome::Closed => closed(&file_path, None),
     };
-    state.clients.send(client, message);
+    state.clients().send(client, message);
 }
 
 fn rejected(file_path: &str) -> String {
@@ -122,23 +122,27 @@ pub async fn close(state: &Arc<State>, client: ClientId, arguments: Value) -> Va
         Err(error) => return text_result(format!("closeDiff: {error}"), true),
     };
     let answered_in_prompt = suppress_notification == Some(true);
-    let Some(id) = state.diffs.find_tab(client, &file_path) else {
+    let Some(id) = state.diffs().find_tab(client, &file_path) else {
         return text_result(json!({"content": null}).to_string(), false);
     };
-    let content = match state.editor.query::<String>(LuaCall::DiffText { id }).await {
+    let content = match state
+        .editor()
+        .query::<String>(LuaCall::DiffText { id })
+        .await
+    {
         Ok(text) => text,
         Err(error) => {
             tracing::warn!("cannot read the proposal of {file_path}: {error}");
             None
         }
     };
-    if let Some(diff) = state.diffs.take(id) {
-        let kind = state.clients.kind(client);
+    if let Some(diff) = state.diffs().take(id) {
+        let kind = state.clients().kind(client);
         let (notice, taken) = notice(kind, answered_in_prompt, content.is_some());
         state.take_back_diff(diff, notice, taken, DiffOutcome::rejected(CLOSED_BY_CLIENT));
         if !answered_in_prompt {
             state
-                .clients
+                .clients()
                 .send(client, closed(&file_path, content.as_deref()));
         }
     }

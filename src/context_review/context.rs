@@ -7,7 +7,7 @@ use std::path::{Component, Path};
 use std::sync::Arc;
 
 use super::messages;
-use crate::client::{ClientId, ClientKind};
+use crate::client::ClientId;
 use crate::nvim::seam::LuaCall;
 use crate::selection::{Mode, Positions};
 use crate::state::State;
@@ -48,14 +48,14 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
 
 /// Pushes the context to every socket client whose last one differs.
 pub fn broadcast(state: &State, positions: Option<&Positions>) {
-    let message = message(&state.root.borrow(), positions);
-    state.clients.push_changed(ClientKind::Socket, &message);
+    let message = message(&state.root(), positions);
+    state.clients().push_context(&message);
 }
 
 /// Sends the current context to one client (right after its `hello`).
 pub async fn send_current(state: &Arc<State>, client: ClientId) {
     let positions = match state
-        .editor
+        .editor()
         .query::<Positions>(LuaCall::CurrentPositions)
         .await
     {
@@ -65,8 +65,8 @@ pub async fn send_current(state: &Arc<State>, client: ClientId) {
             None
         }
     };
-    let message = message(&state.root.borrow(), positions.as_ref());
-    state.clients.push_changed_to(client, &message);
+    let message = message(&state.root(), positions.as_ref());
+    state.clients().push_changed_to(client, &message);
 }
 
 #[cfg(test)]

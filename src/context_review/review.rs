@@ -21,7 +21,7 @@ pub const MAX_FILES: usize = 100;
 
 /// `files` (or why the request was malformed) from `client`.
 pub async fn request(state: &Arc<State>, client: ClientId, files: Result<Vec<String>, String>) {
-    let root = state.root.borrow().clone();
+    let root = state.root();
     let project = ProjectRoot::confirm(&root.to_string_lossy())
         .map_err(|not| format!("Neovim's project root {not}"));
     let files = match project.and_then(|_| {
@@ -32,12 +32,12 @@ pub async fn request(state: &Arc<State>, client: ClientId, files: Result<Vec<Str
         Ok(files) => files,
         Err(why) => return refuse(state, client, format!("review refused: {why}")),
     };
-    let Some(id) = state.reviews.begin(client) else {
+    let Some(id) = state.reviews().begin(client) else {
         let why = "review refused: a review is already open; submit or cancel it first";
         return refuse(state, client, why.into());
     };
     let heads = git_head::heads(&root, &files).await;
-    if !state.reviews.is_open(id) {
+    if !state.reviews().is_open(id) {
         tracing::info!("review {id}: its client left while git ran");
         return;
     }
@@ -48,8 +48,8 @@ pub async fn request(state: &Arc<State>, client: ClientId, files: Result<Vec<Str
         heads,
     };
     tracing::info!("review {id} for client {}: {:?}", client.0, review.files);
-    if let Err(error) = state.editor.call(LuaCall::ReviewOpen(review)).await
-        && state.reviews.finish(id).is_some()
+    if let Err(error) = state.editor().call(LuaCall::ReviewOpen(review)).await
+        && state.reviews().finish(id).is_some()
     {
         refuse(state, client, format!("cannot open the review: {error}"));
     }
@@ -58,10 +58,10 @@ pub async fn request(state: &Arc<State>, client: ClientId, files: Result<Vec<Str
 /// The review UI ended review `id`: its result goes to the client that
 /// asked, if it is still open (a result comes once).
 pub fn done(state: &State, done: ReviewDone) {
-    match state.reviews.finish(done.id) {
+    match state.reviews().finish(done.id) {
         Some(client) => {
             let result = messages::review_result(done.status, &done.comments);
-            if !state.clients.send(client, result) {
+            if !state.clients().send(client, result) {
                 tracing::info!("review {}: its client is gone", done.id);
             }
         }
@@ -71,9 +71,9 @@ pub fn done(state: &State, done: ReviewDone) {
 
 /// Neovim is closing: the open review is answered `cancelled` and closed.
 pub fn shutdown(state: &State) {
-    if let Some((id, client)) = state.reviews.take() {
+    if let Some((id, client)) = state.reviews().take() {
         cancelled(state, client);
-        state.editor.push(LuaCall::ReviewClose {
+        state.editor().push(LuaCall::ReviewClose {
             id,
             reason: "Neovim is closing".into(),
         });
@@ -82,16 +82,16 @@ pub fn shutdown(state: &State) {
 
 fn cancelled(state: &State, client: ClientId) {
     let result = messages::review_result(ReviewStatus::Cancelled, &[]);
-    state.clients.send(client, result);
+    state.clients().send(client, result);
 }
 
 /// Answers `cancelled` with the reason at once and tells the person why.
 fn refuse(state: &State, client: ClientId, message: String) {
     tracing::info!("client {}: {message}", client.0);
     state
-        .clients
+        .clients()
         .send(client, messages::review_refused(&message));
-    state.editor.push(LuaCall::ReviewRefused { message });
+    state.editor().push(LuaCall::ReviewRefused { message });
 }
 
 /// `files` unless there are more than [`MAX_FILES`].

@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::watch;
 
-use crate::client::ClientKind;
+use crate::client::DiagnosticsShape;
 use crate::uri::path_of;
 
 /// How long an answer waits for announced data before it makes do with
@@ -120,11 +120,11 @@ impl Mirror {
         self.pending.send_replace(false);
     }
 
-    /// The `getDiagnostics` answer text for `kind`: one file (listed even
-    /// when clean) or every file with diagnostics.
-    pub async fn answer(&self, kind: ClientKind, uri: Option<&str>) -> String {
+    /// The `getDiagnostics` answer text in the shape `kind` reads: one
+    /// file (listed even when clean) or every file with diagnostics.
+    pub async fn answer(&self, kind: impl Into<DiagnosticsShape>, uri: Option<&str>) -> String {
         self.settle().await;
-        self.render(kind, uri)
+        self.render(kind.into(), uri)
     }
 
     /// The answer for every file, turned into a reply by `reply`, at once
@@ -132,18 +132,19 @@ impl Mirror {
     /// change: agents ask far more often than diagnostics change.
     pub fn reply_now(
         &self,
-        kind: ClientKind,
+        kind: impl Into<DiagnosticsShape>,
         reply: impl FnOnce(&str) -> String,
     ) -> Option<Arc<str>> {
         if *self.pending.borrow() {
             return None;
         }
-        let slot = usize::from(kind == ClientKind::Claude);
+        let shape = kind.into();
+        let slot = usize::from(shape == DiagnosticsShape::UriList);
         let mut replies = crate::mutex::lock(&self.replies);
         if let Some(kept) = &replies[slot] {
             return Some(kept.clone());
         }
-        let made: Arc<str> = reply(&self.render(kind, None)).into();
+        let made: Arc<str> = reply(&self.render(shape, None)).into();
         replies[slot] = Some(made.clone());
         Some(made)
     }
@@ -205,30 +206,29 @@ impl Mirror {
         }
     }
 
-    fn render(&self, kind: ClientKind, uri: Option<&str>) -> String {
+    fn render(&self, shape: DiagnosticsShape, uri: Option<&str>) -> String {
         let files = crate::mutex::lock(&self.files);
         let entries: Vec<(&str, &str)> = match uri {
             None => files
                 .values()
-                .map(|file| (file.uri.as_str(), file.list(kind)))
+                .map(|file| (file.uri.as_str(), file.list(shape)))
                 .collect(),
             Some(uri) => {
                 let path = path_of(uri);
                 let found = files.values().find(|file| file.path == path);
-                vec![(uri, found.map_or("[]", |file| file.list(kind)))]
+                vec![(uri, found.map_or("[]", |file| file.list(shape)))]
             }
         };
         let quoted = |uri: &str| Value::from(uri).to_string();
-        match kind {
-            // Socket and companion clients never ask; they would get pi's shape.
-            ClientKind::Pi | ClientKind::Socket | ClientKind::Gemini | ClientKind::Qwen => {
+        match shape {
+            DiagnosticsShape::ByUri => {
                 let pairs: Vec<String> = entries
                     .iter()
                     .map(|(uri, list)| format!("{}:{list}", quoted(uri)))
                     .collect();
                 format!("{{{}}}", pairs.join(","))
             }
-            ClientKind::Claude => {
+            DiagnosticsShape::UriList => {
                 let items: Vec<String> = entries
                     .iter()
                     .map(|(uri, list)| {
@@ -245,17 +245,17 @@ impl File {
     fn new(uri: String, raw: &[Value]) -> File {
         File {
             path: path_of(&uri),
-            pi: shape::list(ClientKind::Pi, raw).to_string(),
-            claude: shape::list(ClientKind::Claude, raw).to_string(),
+            pi: shape::list(DiagnosticsShape::ByUri, raw).to_string(),
+            claude: shape::list(DiagnosticsShape::UriList, raw).to_string(),
             raw: raw.to_vec(),
             uri,
         }
     }
 
-    fn list(&self, kind: ClientKind) -> &str {
-        match kind {
-            ClientKind::Pi | ClientKind::Socket | ClientKind::Gemini | ClientKind::Qwen => &self.pi,
-            ClientKind::Claude => &self.claude,
+    fn list(&self, shape: DiagnosticsShape) -> &str {
+        match shape {
+            DiagnosticsShape::ByUri => &self.pi,
+            DiagnosticsShape::UriList => &self.claude,
         }
     }
 }
@@ -263,6 +263,7 @@ impl File {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::ClientKind;
     use serde_json::json;
 
     fn buffer(buf: i64, uri: Option<&str>, diagnostics: Value) -> BufferDiagnostics {

@@ -3,19 +3,19 @@
 
 use serde_json::{Value, json};
 
-use crate::client::ClientKind;
+use crate::client::DiagnosticsShape;
 
-/// The diagnostics list of one file as `kind` expects it.
-pub fn list(kind: ClientKind, raw: &[Value]) -> Value {
-    raw.iter().map(|d| diagnostic(kind, d)).collect()
+/// The diagnostics list of one file in `shape`.
+pub fn list(shape: DiagnosticsShape, raw: &[Value]) -> Value {
+    raw.iter().map(|d| diagnostic(shape, d)).collect()
 }
 
-fn diagnostic(kind: ClientKind, raw: &Value) -> Value {
-    let severity = match (raw.get("severity").and_then(Value::as_u64), kind) {
+fn diagnostic(shape: DiagnosticsShape, raw: &Value) -> Value {
+    let severity = match (raw.get("severity").and_then(Value::as_u64), shape) {
         (Some(1), _) => "Error",
         (Some(2), _) => "Warning",
-        (Some(3), ClientKind::Claude) => "Info",
-        (Some(3), ClientKind::Pi | ClientKind::Socket) => "Information",
+        (Some(3), DiagnosticsShape::UriList) => "Info",
+        (Some(3), DiagnosticsShape::ByUri) => "Information",
         _ => "Hint",
     };
     let mut out = json!({
@@ -43,19 +43,19 @@ mod tests {
 
     #[test]
     fn pi_and_claude_name_severities_their_way() {
-        let pi = list(ClientKind::Pi, &raw());
+        let pi = list(DiagnosticsShape::ByUri, &raw());
         assert_eq!(pi[0]["severity"], "Error");
         assert_eq!(pi[0]["source"], "rustc");
         assert_eq!(pi[0]["range"]["start"], json!({"line": 1, "character": 2}));
         assert_eq!(pi[1]["severity"], "Information");
         assert!(pi[1].get("source").is_none());
-        let claude = list(ClientKind::Claude, &raw());
+        let claude = list(DiagnosticsShape::UriList, &raw());
         assert_eq!(claude[1]["severity"], "Info");
     }
 
     #[test]
     fn odd_fields_get_safe_defaults() {
-        let odd = &list(ClientKind::Pi, &raw())[2];
+        let odd = &list(DiagnosticsShape::ByUri, &raw())[2];
         assert_eq!(odd["severity"], "Hint");
         assert_eq!(odd["message"], "");
         assert_eq!(odd["range"]["end"], json!({"line": 0, "character": 0}));

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use tokio::sync::oneshot;
 
-use crate::client::ClientId;
+use crate::client::{ClientId, Requester};
 
 /// How a diff ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +35,7 @@ impl DiffOutcome {
 pub struct PendingDiff {
     pub id: u64,
     pub tab_name: String,
-    pub client: ClientId,
+    pub requester: Requester,
     reply: oneshot::Sender<DiffOutcome>,
 }
 
@@ -68,7 +68,8 @@ pub struct Begun {
 }
 
 impl PendingDiffs {
-    pub fn begin(&self, client: ClientId, tab_name: &str) -> Begun {
+    pub fn begin(&self, requester: impl Into<Requester>, tab_name: &str) -> Begun {
+        let requester = requester.into();
         let mut inner = self.lock();
         let replaced_id = inner
             .pending
@@ -84,7 +85,7 @@ impl PendingDiffs {
             PendingDiff {
                 id,
                 tab_name: tab_name.to_owned(),
-                client,
+                requester,
                 reply,
             },
         );
@@ -104,28 +105,30 @@ impl PendingDiffs {
         self.lock().pending.remove(&id)
     }
 
-    pub fn take_tab(&self, client: ClientId, tab_name: &str) -> Option<PendingDiff> {
+    pub fn take_tab(&self, requester: impl Into<Requester>, tab_name: &str) -> Option<PendingDiff> {
+        let requester = requester.into();
         let mut inner = self.lock();
         let id = inner
             .pending
             .values()
-            .find(|diff| diff.client == client && diff.tab_name == tab_name)?
+            .find(|diff| diff.requester == requester && diff.tab_name == tab_name)?
             .id;
         inner.pending.remove(&id)
     }
 
     /// The id of `client`'s diff named `tab_name`, left pending.
-    pub fn find_tab(&self, client: ClientId, tab_name: &str) -> Option<u64> {
+    pub fn find_tab(&self, requester: impl Into<Requester>, tab_name: &str) -> Option<u64> {
+        let requester = requester.into();
         let inner = self.lock();
         let found = inner
             .pending
             .values()
-            .find(|diff| diff.client == client && diff.tab_name == tab_name);
+            .find(|diff| diff.requester == requester && diff.tab_name == tab_name);
         found.map(|diff| diff.id)
     }
 
     pub fn take_client(&self, client: ClientId) -> Vec<PendingDiff> {
-        self.take_where(|diff| diff.client == client)
+        self.take_where(|diff| diff.requester == Requester::Client(client))
     }
 
     pub fn take_all(&self) -> Vec<PendingDiff> {

@@ -15,7 +15,7 @@ use rmcp::service::{NotificationContext, Peer};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use crate::client::{ClientId, ClientKind};
+use crate::client::{ClientId, ClientKind, Protocol};
 use crate::mutex::lock;
 use crate::state::State;
 use crate::state::outbox::{OutboxReceiver, outbox};
@@ -63,7 +63,7 @@ impl Companion {
         let session = &self.0;
         let state = &session.state;
         let (sender, receiver) = outbox();
-        let client = state.client_connected(session.kind, sender);
+        let client = state.client_connected(session.kind, Protocol::Companion, sender);
         if session.client.set(client).is_err() {
             // A second `initialized`: the session is that client already.
             state.client_gone(client);

@@ -75,7 +75,7 @@ impl Peers {
 /// Tells the sessions' clients whenever the registered tools change, until
 /// the state goes away.
 pub async fn announce_tool_changes(state: Arc<State>, peers: Peers) {
-    let mut changes = state.user_tools.watch();
+    let mut changes = state.user_tools().watch();
     drop(state);
     while changes.changed().await.is_ok() {
         peers.tools_changed().await;

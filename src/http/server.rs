@@ -20,15 +20,17 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::PATH;
 
 use super::handler::{Handler, Peers, announce_tool_changes};
 use crate::client::ClientKind;
-use crate::listen::{Admission, Gate, HTTP_BUSY};
-use crate::peer::Connection;
+use crate::listen::{HttpPort, Listener};
+use crate::peer::Connection as PeerConnection;
 use crate::state::State;
 
 /// Most connections open at once; more get a 503. HTTP clients keep a few
@@ -63,17 +65,15 @@ pub enum Serving {
     Companion(ClientKind),
 }
 
-/// Serves until `shutdown` changes; `done` is held while connections run.
-/// A session idle for `session_idle` is closed; `None`: never (an agent
-/// idle for an hour keeps its session).
-pub async fn serve(
-    listener: TcpListener,
+/// The MCP endpoint, or one companion CLI's port. A session idle for
+/// `session_idle` is closed; `None`: never (an agent idle for an hour
+/// keeps its session).
+pub fn listener(
+    port: TcpListener,
     state: Arc<State>,
     session_idle: Option<Duration>,
     serving: Serving,
-    shutdown: watch::Receiver<bool>,
-    done: mpsc::Sender<()>,
-) {
+) -> Listener<HttpPort, impl FnMut(TcpStream) -> Connection + Send + 'static> {
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = session_idle;
     let mut config = service_config();
@@ -84,10 +84,12 @@ pub async fn serve(
         config = config.with_sse_retry(None);
     }
     let sessions = Arc::new(sessions);
-    let cancel = config.cancellation_token.clone();
-    let token: Arc<str> = state.token.as_str().into();
+    let token: Arc<str> = state.token().into();
     let peers = Peers::default();
-    let announcing = crate::task::spawn(announce_tool_changes(state.clone(), peers.clone()));
+    let ended = Ended {
+        sessions: config.cancellation_token.clone(),
+        announcing: crate::task::spawn(announce_tool_changes(state.clone(), peers.clone())),
+    };
     let handler = Handler {
         state,
         peers,
@@ -96,13 +98,6 @@ pub async fn serve(
     let name = match serving {
         Serving::Mcp => "MCP",
         Serving::Companion(kind) => kind.as_str(),
-    };
-    let listening = Listening {
-        listener,
-        name,
-        token,
-        shutdown,
-        done,
     };
     // A companion session ends when its event stream does.
     let close_on_stream_end = match serving {
@@ -119,51 +114,34 @@ pub async fn serve(
         sessions,
         config,
     );
-    listening.accept(service, close_on_stream_end).await;
-    cancel.cancel();
-    announcing.abort();
-}
-
-/// A listener and what each of its connections needs.
-struct Listening {
-    listener: TcpListener,
-    name: &'static str,
-    token: Arc<str>,
-    shutdown: watch::Receiver<bool>,
-    done: mpsc::Sender<()>,
-}
-
-impl Listening {
-    /// Accepts until shutdown. With `close_on_stream_end`, a session ends
-    /// when its event stream (the `GET` that carries notifications) does.
-    async fn accept(
-        mut self,
-        service: StreamableHttpService<Handler, LocalSessionManager>,
-        close_on_stream_end: Option<Arc<LocalSessionManager>>,
-    ) {
-        let mut gate = Gate::new(self.name, MAX_CONNECTIONS);
-        loop {
-            tokio::select! {
-                admitted = gate.next(|| self.listener.accept()) => match admitted {
-                    Admission::Admitted((stream, _), slot) => {
-                        let _ = stream.set_nodelay(true);
-                        crate::task::spawn(connection(
-                            stream,
-                            slot,
-                            service.clone(),
-                            self.token.clone(),
-                            close_on_stream_end.clone(),
-                            self.shutdown.clone(),
-                            self.done.clone(),
-                        ));
-                    }
-                    Admission::Refused((stream, _)) => {
-                        let _ = stream.try_write(HTTP_BUSY);
-                    }
-                },
-                _ = self.shutdown.changed() => break,
+    Listener {
+        name,
+        cap: MAX_CONNECTIONS,
+        source: HttpPort(port),
+        handler: move |stream| {
+            // Dropped with the listener, once it accepts no more.
+            let _ = &ended;
+            Connection {
+                stream,
+                service: service.clone(),
+                token: token.clone(),
+                close_on_stream_end: close_on_stream_end.clone(),
             }
-        }
+        },
+    }
+}
+
+/// Ends rmcp's sessions and the tool-change announcements when the
+/// listener stops.
+struct Ended {
+    sessions: CancellationToken,
+    announcing: JoinHandle<()>,
+}
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        self.sessions.cancel();
+        self.announcing.abort();
     }
 }
 
@@ -174,19 +152,40 @@ pub fn service_config() -> StreamableHttpServerConfig {
         .with_max_request_body_bytes(MAX_BODY_BYTES)
 }
 
-async fn connection(
-    stream: tokio::net::TcpStream,
-    _slot: OwnedSemaphorePermit,
+/// One HTTP connection, served by hyper; every request screened first.
+/// With `close_on_stream_end`, a session ends when its event stream (the
+/// `GET` that carries notifications) does.
+pub struct Connection {
+    stream: TcpStream,
+    service: StreamableHttpService<Handler, LocalSessionManager>,
+    token: Arc<str>,
+    close_on_stream_end: Option<Arc<LocalSessionManager>>,
+}
+
+impl crate::listen::Handler for Connection {
+    async fn run(self, shutdown: watch::Receiver<bool>) {
+        let Connection {
+            stream,
+            service,
+            token,
+            close_on_stream_end,
+        } = self;
+        let _ = stream.set_nodelay(true);
+        serve_connection(stream, service, token, close_on_stream_end, shutdown).await;
+    }
+}
+
+async fn serve_connection(
+    stream: TcpStream,
     service: StreamableHttpService<Handler, LocalSessionManager>,
     token: Arc<str>,
     close_on_stream_end: Option<Arc<LocalSessionManager>>,
     mut shutdown: watch::Receiver<bool>,
-    _done: mpsc::Sender<()>,
 ) {
     // Which process asks, for the tools that need it (an edit's diffs go
     // back to the agent terminal that asked).
     let caller = match (stream.peer_addr(), stream.local_addr()) {
-        (Ok(peer), Ok(local)) => Some(Connection { peer, local }),
+        (Ok(peer), Ok(local)) => Some(PeerConnection { peer, local }),
         _ => None,
     };
     let serve = hyper::service::service_fn(move |mut request: Request<Incoming>| {

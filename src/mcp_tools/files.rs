@@ -37,7 +37,7 @@ pub async fn open_in_editor(state: &State, project: &Project, args: Value) -> An
         column: args.line.and(args.column).map(|column| column.max(1)),
     };
     let opened = state
-        .editor
+        .editor()
         .query::<OpenedFile>(LuaCall::OpenFile(request))
         .await
         .map_err(|e| Failure(format!("Neovim could not open {}: {e}", args.file_path)))?
@@ -51,7 +51,7 @@ pub async fn open_in_editor(state: &State, project: &Project, args: Value) -> An
 
 pub async fn open_files(state: &State, project: &Project) -> Answer {
     let editors = state
-        .editor
+        .editor()
         .query::<Vec<OpenEditor>>(LuaCall::OpenEditors)
         .await
         .map_err(|e| Failure(format!("cannot list Neovim's buffers: {e}")))?
@@ -100,7 +100,7 @@ pub async fn file_text(state: &State, project: &Project, args: Value) -> Answer 
     let file = project.confine(&args.path_in_project)?;
     let path = file.path.clone();
     let buffer = state
-        .editor
+        .editor()
         .query::<BufferText>(LuaCall::BufferText { path: path.clone() })
         .await
         .map_err(|e| Failure(format!("cannot read the buffer of {path}: {e}")))?;

@@ -56,7 +56,7 @@ pub async fn read(
     wanted: BTreeMap<String, BTreeSet<u64>>,
 ) -> Result<LineTexts, Failure> {
     let modified = state
-        .editor
+        .editor()
         .query::<Vec<ModifiedBuffer>>(LuaCall::ModifiedBuffers)
         .await
         .map_err(|e| Failure(format!("Neovim could not list its edited buffers: {e}")))?
@@ -76,7 +76,7 @@ pub async fn read(
             })
             .collect();
         let lines = state
-            .editor
+            .editor()
             .query::<Vec<Vec<String>>>(LuaCall::BufferLines(asked))
             .await
             .map_err(|e| Failure(format!("Neovim could not read its buffers: {e}")))?

@@ -67,11 +67,11 @@ async fn ask(
 /// Hands `query` to Lua under a fresh id and waits, a little longer than its
 /// own bound, for the answer.
 pub(super) async fn send(state: &State, mut query: LspQuery) -> Result<LspAnswer, Failure> {
-    let (id, answer) = state.lsp.open();
+    let (id, answer) = state.lsp().open();
     query.id = id;
     let bound = Duration::from_millis(query.timeout_ms);
-    if let Err(e) = state.editor.call(LuaCall::LspRequest(query)).await {
-        state.lsp.forget(id);
+    if let Err(e) = state.editor().call(LuaCall::LspRequest(query)).await {
+        state.lsp().forget(id);
         return Err(Failure(format!(
             "Neovim could not ask its language servers: {e}"
         )));
@@ -79,7 +79,7 @@ pub(super) async fn send(state: &State, mut query: LspQuery) -> Result<LspAnswer
     match tokio::time::timeout(bound + Duration::from_secs(2), answer).await {
         Ok(Ok(answer)) => Ok(answer),
         _ => {
-            state.lsp.forget(id);
+            state.lsp().forget(id);
             Err(Failure(format!(
                 "no answer from Neovim's language servers within {} s",
                 bound.as_secs()
@@ -303,7 +303,7 @@ pub(super) async fn outline_symbols(
     filetype: &str,
 ) -> Option<Vec<Value>> {
     let lines = match state
-        .editor
+        .editor()
         .query::<BufferText>(LuaCall::BufferText {
             path: path.to_owned(),
         })

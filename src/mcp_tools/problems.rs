@@ -128,7 +128,7 @@ pub async fn of_file(
 
 pub async fn project_problems(state: &State, project: &Project, _args: Value) -> Answer {
     let pulled = workspace_problems::pull(state).await;
-    let reports = state.diagnostics.everywhere().await;
+    let reports = state.diagnostics().everywhere().await;
     let project_copy = project.clone();
     // Confining and naming each file reads the file system.
     let inside = crate::task::spawn_blocking(move || {

@@ -99,7 +99,7 @@ impl Roots {
 /// The project roots as Neovim sees them now.
 async fn read_roots(state: &State) -> Result<ProjectRoots, Failure> {
     match state
-        .editor
+        .editor()
         .query::<ProjectRoots>(LuaCall::ProjectRoots)
         .await
     {
@@ -114,15 +114,15 @@ async fn read_roots(state: &State) -> Result<ProjectRoots, Failure> {
 impl Project {
     /// The project of a call with `arguments` (its `projectPath`).
     pub async fn open(state: &State, arguments: &Value) -> Result<Project, Failure> {
-        let found = match state.project_roots.get() {
+        let found = match state.project_roots().get() {
             Ok(kept) => kept,
             Err(generation) => {
                 let found = read_roots(state).await?;
-                state.project_roots.store(generation, found.clone());
+                state.project_roots().store(generation, found.clone());
                 found
             }
         };
-        let git_root = state.root.borrow().to_string_lossy().into_owned();
+        let git_root = state.root().to_string_lossy().into_owned();
         Project::route(
             Roots::confirm(found, git_root),
             arguments.get("projectPath"),

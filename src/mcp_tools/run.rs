@@ -27,15 +27,15 @@ async fn ask(
     call: impl FnOnce(u64) -> LuaCall,
     bound: Duration,
 ) -> Result<Value, Failure> {
-    let (id, answer) = state.lsp.open();
-    if let Err(error) = state.editor.call(call(id)).await {
-        state.lsp.forget(id);
+    let (id, answer) = state.lsp().open();
+    if let Err(error) = state.editor().call(call(id)).await {
+        state.lsp().forget(id);
         return Err(Failure(format!("Neovim could not be asked: {error}")));
     }
     let answer: LspAnswer = match tokio::time::timeout(bound, answer).await {
         Ok(Ok(answer)) => answer,
         _ => {
-            state.lsp.forget(id);
+            state.lsp().forget(id);
             return Err(Failure(format!(
                 "no answer from Neovim within {} s",
                 bound.as_secs()

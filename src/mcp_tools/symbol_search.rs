@@ -69,7 +69,7 @@ pub async fn search(state: &State, project: &Project, args: Value) -> Answer {
 /// name contains `q`, ignoring case.
 async fn outline_matches(state: &State, project: &Project, q: &str) -> Result<Vec<Value>, Failure> {
     let open = state
-        .editor
+        .editor()
         .query::<Vec<OpenEditor>>(LuaCall::OpenEditors)
         .await
         .map_err(|e| Failure(format!("Neovim could not list its buffers: {e}")))?

@@ -38,9 +38,9 @@ pub fn changed(state: &State, tools: Vec<UserToolSpec>) {
     if !refused.is_empty() {
         let message = format!("MCP tools not served: {}", refused.join("; "));
         tracing::warn!("{message}");
-        state.editor.push(LuaCall::Refused { message });
+        state.editor().push(LuaCall::Refused { message });
     }
-    if state.user_tools.set(kept) {
+    if state.user_tools().set(kept) {
         tracing::info!("registered MCP tools changed");
     }
 }
@@ -49,7 +49,7 @@ pub fn changed(state: &State, tools: Vec<UserToolSpec>) {
 /// schema with `projectPath`.
 pub fn list(state: &State) -> Vec<Value> {
     state
-        .user_tools
+        .user_tools()
         .list()
         .into_iter()
         .map(|tool| {
@@ -66,21 +66,21 @@ pub fn list(state: &State) -> Vec<Value> {
 /// `projectPath` is checked as for the built-in tools (refused outside
 /// this Neovim's roots) and reaches the handler as Neovim spells it.
 pub async fn call(state: &State, name: &str, mut arguments: Value) -> Option<Answer> {
-    let tool = state.user_tools.get(name)?;
+    let tool = state.user_tools().get(name)?;
     if arguments.get(PROJECT_PATH).is_some() {
         match Project::open(state, &arguments).await {
             Ok(project) => arguments[PROJECT_PATH] = Value::String(project.root),
             Err(failure) => return Some(Err(failure)),
         }
     }
-    let (id, answer) = state.lsp.open();
+    let (id, answer) = state.lsp().open();
     let call = LuaCall::UserTool(UserToolCall {
         id,
         name: tool.name.clone(),
         arguments,
     });
-    if let Err(error) = state.editor.call(call).await {
-        state.lsp.forget(id);
+    if let Err(error) = state.editor().call(call).await {
+        state.lsp().forget(id);
         return Some(Err(Failure(format!(
             "Neovim could not run {name}: {error}"
         ))));
@@ -88,7 +88,7 @@ pub async fn call(state: &State, name: &str, mut arguments: Value) -> Option<Ans
     let answer = match tokio::time::timeout(TIMEOUT, answer).await {
         Ok(Ok(answer)) => answer,
         _ => {
-            state.lsp.forget(id);
+            state.lsp().forget(id);
             return Some(Err(Failure(format!(
                 "{name} gave no result within {} s",
                 TIMEOUT.as_secs()
@@ -134,7 +134,11 @@ pub async fn propose_from_lua(state: Arc<State>, edit: ProposedEdit) {
         Ok((text, structured)) => json!({"ok": true, "text": text, "structured": structured}),
         Err(Failure(text)) => json!({"ok": false, "text": text}),
     };
-    if let Err(error) = state.editor.call(LuaCall::EditDecided { id, result }).await {
+    if let Err(error) = state
+        .editor()
+        .call(LuaCall::EditDecided { id, result })
+        .await
+    {
         tracing::warn!("cannot tell Lua what became of edit {id}: {error}");
     }
 }

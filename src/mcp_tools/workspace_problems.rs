@@ -25,7 +25,7 @@ pub const PULL_TIMEOUT: Duration = Duration::from_secs(2);
 /// Pulls the servers' workspace diagnostics into the kept reports, or
 /// shares a pull that was under way when this call asked.
 pub async fn pull(state: &State) -> Pulled {
-    shared(&state.diagnostics.pulls, ask(state)).await
+    shared(&state.diagnostics().pulls, ask(state)).await
 }
 
 /// What `run` gives, run now unless a run that ends after this call asked
@@ -81,7 +81,7 @@ async fn ask(state: &State) -> Pulled {
         errors: texts("errors"),
     };
     let reports = full_reports(&found);
-    let mirror = state.diagnostics.clone();
+    let mirror = state.diagnostics().clone();
     // Stamping each file reads the file system.
     let _ = crate::task::spawn_blocking(move || {
         for (path, diagnostics, columns) in reports {

@@ -43,7 +43,7 @@ impl Editor {
                 .await
                 .map_err(|error| lua_error_message(&error))
         };
-        unless_lost(tokio::spawn(call).await)
+        unless_lost(crate::task::spawn(call).await)
     }
 
     /// An API function, run to completion in its own task.
@@ -55,7 +55,7 @@ impl Editor {
                 .map_err(|e| e.to_string())?
                 .map_err(|e| e.to_string())
         };
-        unless_lost(tokio::spawn(call).await)
+        unless_lost(crate::task::spawn(call).await)
     }
 
     /// Fire-and-forget variant for calls whose failure only deserves a log line.

@@ -6,32 +6,26 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use nvim_rs::compat::tokio::Compat;
 use nvim_rs::{Neovim, Value};
-use tokio::sync::mpsc::UnboundedSender;
 
 use super::seam::EditorEvent;
-use crate::diagnostics::Mirror;
 use crate::outline::worker::{Command, Worker};
+
+/// Where the events Lua sends go, parsed, in the order Lua sent them.
+/// Called on nvim-rs's I/O loop: it must not block or await.
+pub trait EventSink: Send + Sync + 'static {
+    fn receive(&self, event: EditorEvent);
+}
 
 #[derive(Clone)]
 pub struct NvimHandler {
-    events: UnboundedSender<EditorEvent>,
+    events: Arc<dyn EventSink>,
     /// Buffer change events go straight to the outline worker, in order.
     outline: Worker,
-    /// Diagnostics are mirrored here, before any later request is read.
-    diagnostics: Arc<Mirror>,
 }
 
 impl NvimHandler {
-    pub fn new(
-        events: UnboundedSender<EditorEvent>,
-        outline: Worker,
-        diagnostics: Arc<Mirror>,
-    ) -> Self {
-        NvimHandler {
-            events,
-            outline,
-            diagnostics,
-        }
+    pub fn new(events: Arc<dyn EventSink>, outline: Worker) -> Self {
+        NvimHandler { events, outline }
     }
 }
 
@@ -91,11 +85,7 @@ impl nvim_rs::Handler for NvimHandler {
             return;
         }
         match EditorEvent::parse(&name, &args) {
-            Some(EditorEvent::DiagnosticsPending) => self.diagnostics.mark_pending(),
-            Some(EditorEvent::Diagnostics(files)) => self.diagnostics.update(files),
-            Some(event) => {
-                let _ = self.events.send(event);
-            }
+            Some(event) => self.events.receive(event),
             None => tracing::warn!("ignored malformed notification {name}"),
         }
     }

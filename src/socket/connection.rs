@@ -16,7 +16,7 @@ use tokio::time::Instant;
 
 use super::MAX_LINE_BYTES;
 use super::lines::{Chunk, Lines};
-use crate::client::ClientKind;
+use crate::client::{ClientKind, Protocol};
 use crate::context_review::{self, messages};
 use crate::state::State;
 use crate::state::outbox::outbox;
@@ -40,7 +40,7 @@ pub async fn run(
         return;
     }
     let (outbox, mut messages) = outbox();
-    let client = state.client_connected(ClientKind::Socket, outbox);
+    let client = state.client_connected(ClientKind::Pi, Protocol::ContextSocket, outbox);
     tracing::info!("client {} connected (socket)", client.0);
     context_review::connected(&state, client);
     let mut lines = Lines::new(MAX_LINE_BYTES);

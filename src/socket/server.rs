@@ -3,15 +3,16 @@
 //! the project root changes (`:cd`), removed when the host stops. Lua hears
 //! where it is (`socket`), for `:PiIde status` and its own clean-up.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
+use tokio::time::Interval;
 
 use super::file::{self, SocketFile};
 use super::{MAX_CONNECTIONS, POLL_INTERVAL, connection};
-use crate::listen::{Admission, Gate};
+use crate::listen::{Listener, Source};
 use crate::nvim::seam::{LuaCall, SocketInfo};
 use crate::state::State;
 
@@ -22,66 +23,127 @@ struct Bound {
     name: Arc<str>,
 }
 
-/// Serves `<root>/.pi/ide/<name>.sock` until `shutdown` changes. Like every
-/// connection, holds a clone of `done` until its socket file is removed.
-pub async fn serve(
+/// Serves `<root>/.pi/ide/<name>.sock`. Each pi keeps one connection,
+/// and probes with connects that close at once.
+pub fn listener(
     name: String,
     nvim_pid: u32,
     state: Arc<State>,
-    mut shutdown: watch::Receiver<bool>,
-    done: mpsc::Sender<()>,
-) {
-    let mut root = state.root.subscribe();
-    let mut reported = None;
-    let mut bound = None;
-    let mut poll = tokio::time::interval(POLL_INTERVAL);
-    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut gate = Gate::new("socket", MAX_CONNECTIONS);
-    loop {
-        tokio::select! {
-            admitted = gate.next(|| accept(&bound)) => match admitted {
-                Admission::Admitted((stream, name), slot) => {
-                    let connection = connection::run(stream, name, state.clone(), shutdown.clone());
-                    let done = done.clone();
-                    crate::task::spawn(async move {
-                        connection.await;
-                        drop((slot, done));
-                    });
-                }
-                // Closed before `hello`: the context/review protocol has
-                // no way to say why.
-                Admission::Refused(_) => {}
-            },
-            _ = poll.tick() => {
-                if bound.as_ref().is_some_and(|b: &Bound| !b.file.is_there()) {
-                    tracing::info!("socket {} was deleted; re-creating it", bound.as_ref().map_or(Path::new(""), |b| b.file.path()).display());
-                    bound = None;
-                }
-                if bound.is_none() {
-                    let at = root.borrow().clone();
-                    bound = rebind(&state, &at, &name, nvim_pid, &mut reported).await;
-                }
-            }
-            changed = root.changed() => {
-                if changed.is_err() {
-                    break;
-                }
-                if let Some(old) = bound.take() {
-                    old.file.remove();
-                }
-                let at = root.borrow_and_update().clone();
-                bound = rebind(&state, &at, &name, nvim_pid, &mut reported).await;
-            }
-            _ = shutdown.changed() => break,
-        }
-    }
-    if let Some(bound) = bound {
-        bound.file.remove();
+) -> Listener<KeptSocket, impl FnMut(Accepted) -> Handler + Send + 'static> {
+    let source = KeptSocket::new(name, nvim_pid, state.clone());
+    Listener {
+        name: "socket",
+        cap: MAX_CONNECTIONS,
+        source,
+        handler: move |(stream, name)| Handler {
+            stream,
+            name,
+            state: state.clone(),
+        },
     }
 }
 
 /// A connection, and the name `hello` gives: the socket's, as pi shows it.
-async fn accept(bound: &Option<Bound>) -> std::io::Result<(UnixStream, Arc<str>)> {
+type Accepted = (UnixStream, Arc<str>);
+
+/// The socket file, kept there and following the project root.
+pub struct KeptSocket {
+    name: String,
+    nvim_pid: u32,
+    state: Arc<State>,
+    root: watch::Receiver<PathBuf>,
+    /// What Lua was last told: the path, or why there is none.
+    reported: Option<(Option<String>, Option<String>)>,
+    bound: Option<Bound>,
+    poll: Interval,
+}
+
+impl KeptSocket {
+    fn new(name: String, nvim_pid: u32, state: Arc<State>) -> Self {
+        let mut poll = tokio::time::interval(POLL_INTERVAL);
+        poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        KeptSocket {
+            name,
+            nvim_pid,
+            root: state.follow_root(),
+            state,
+            reported: None,
+            bound: None,
+            poll,
+        }
+    }
+
+    async fn rebind(&mut self, root: &Path) {
+        self.bound = rebind(
+            &self.state,
+            root,
+            &self.name,
+            self.nvim_pid,
+            &mut self.reported,
+        )
+        .await;
+    }
+}
+
+impl Source for KeptSocket {
+    type Accepted = Accepted;
+
+    /// Waits for a connection, keeping the socket there meanwhile: bound
+    /// again when deleted, moved when the root changes. Cancel-safe: a
+    /// bind cut short has created no file yet.
+    async fn accept(&mut self) -> std::io::Result<Accepted> {
+        loop {
+            tokio::select! {
+                accepted = accept(&self.bound) => return accepted,
+                _ = self.poll.tick() => {
+                    if self.bound.as_ref().is_some_and(|b| !b.file.is_there()) {
+                        let path = self.bound.as_ref().map_or(Path::new(""), |b| b.file.path());
+                        tracing::info!("socket {} was deleted; re-creating it", path.display());
+                        self.bound = None;
+                    }
+                    if self.bound.is_none() {
+                        let at = self.root.borrow().clone();
+                        self.rebind(&at).await;
+                    }
+                }
+                changed = self.root.changed(), if self.root.has_changed().is_ok() => {
+                    if changed.is_err() {
+                        continue;
+                    }
+                    if let Some(old) = self.bound.take() {
+                        old.file.remove();
+                    }
+                    let at = self.root.borrow_and_update().clone();
+                    self.rebind(&at).await;
+                }
+            }
+        }
+    }
+
+    /// Closed before `hello`: the context socket has no way to say why.
+    fn refuse(&self, _: Accepted) {}
+
+    fn stop(self) {
+        if let Some(bound) = self.bound {
+            bound.file.remove();
+        }
+    }
+}
+
+/// One client of the socket.
+pub struct Handler {
+    stream: UnixStream,
+    name: Arc<str>,
+    state: Arc<State>,
+}
+
+impl crate::listen::Handler for Handler {
+    async fn run(self, shutdown: watch::Receiver<bool>) {
+        connection::run(self.stream, self.name, self.state, shutdown).await;
+    }
+}
+
+async fn accept(bound: &Option<Bound>) -> std::io::Result<Accepted> {
     match bound {
         Some(bound) => {
             let (stream, _) = bound.listener.accept().await?;
@@ -131,7 +193,7 @@ async fn rebind(
         *reported = Some(info.clone());
         let (path, error) = info;
         state
-            .editor
+            .editor()
             .push(LuaCall::Socket(SocketInfo { path, error }));
     }
     bound

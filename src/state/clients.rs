@@ -7,12 +7,13 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::outbox::{Latest, OutboxSender, Refused};
-use crate::client::{ClientId, ClientKind};
+use crate::client::{ClientId, ClientKind, Protocol};
 
 /// What is known about one client.
 #[derive(Debug, Clone)]
 pub struct ClientEntry {
     pub kind: ClientKind,
+    pub protocol: Protocol,
     /// `clientInfo.name` from `initialize`, once it arrived.
     pub name: Option<String>,
     /// The agent's process id from Claude's `ide_connected`, so Lua can
@@ -23,6 +24,24 @@ pub struct ClientEntry {
     last_pushed: Option<String>,
     /// Serialized messages for the connection's writer.
     outbox: OutboxSender,
+}
+
+impl ClientEntry {
+    /// Whether the client speaks pi's and Claude's JSON-RPC (MCP over the
+    /// WebSocket) and so may get notifications like `selection_changed`.
+    pub fn speaks_jsonrpc(&self) -> bool {
+        self.protocol == Protocol::IdeWebSocket
+    }
+
+    /// Its name in Lua's client list and the diff's winbar: the agent's,
+    /// or `socket` for pi's context socket (only pi's WebSocket client
+    /// takes suggestions and mentions).
+    pub fn label(&self) -> &'static str {
+        match self.protocol {
+            Protocol::ContextSocket => "socket",
+            Protocol::IdeWebSocket | Protocol::Companion => self.kind.as_str(),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -37,7 +56,7 @@ struct Inner {
 }
 
 impl Clients {
-    pub fn register(&self, kind: ClientKind, outbox: OutboxSender) -> ClientId {
+    pub fn register(&self, kind: ClientKind, protocol: Protocol, outbox: OutboxSender) -> ClientId {
         let mut inner = self.lock();
         inner.next_id += 1;
         let id = ClientId(inner.next_id);
@@ -45,6 +64,7 @@ impl Clients {
             id,
             ClientEntry {
                 kind,
+                protocol,
                 name: None,
                 pid: None,
                 last_pushed: None,
@@ -79,13 +99,13 @@ impl Clients {
         self.lock().clients.get(&id).map(|entry| entry.kind)
     }
 
-    /// The most recently connected client of `kind`.
+    /// The most recently connected client of `kind` on the WebSocket.
     pub fn latest(&self, kind: ClientKind) -> Option<ClientId> {
         self.lock()
             .clients
             .iter()
             .rev()
-            .find(|(_, entry)| entry.kind == kind)
+            .find(|(_, entry)| entry.kind == kind && entry.speaks_jsonrpc())
             .map(|(id, _)| *id)
     }
 
@@ -94,12 +114,12 @@ impl Clients {
         self.lock().clients.is_empty()
     }
 
-    /// Whether any client speaks JSON-RPC (see [`ClientKind::speaks_jsonrpc`]).
+    /// Whether any client speaks JSON-RPC (see [`ClientEntry::speaks_jsonrpc`]).
     pub fn any_jsonrpc(&self) -> bool {
         self.lock()
             .clients
             .values()
-            .any(|entry| entry.kind.speaks_jsonrpc())
+            .any(ClientEntry::speaks_jsonrpc)
     }
 
     /// Whether any client speaks the IDE companion protocol.
@@ -107,13 +127,13 @@ impl Clients {
         self.lock()
             .clients
             .values()
-            .any(|entry| entry.kind.is_companion())
+            .any(|entry| entry.protocol == Protocol::Companion)
     }
 
     /// Queues `message` as the latest `kind` of every companion client.
     pub fn broadcast_companion(&self, kind: Latest, message: &str) {
         for (id, entry) in &self.lock().clients {
-            if entry.kind.is_companion() {
+            if entry.protocol == Protocol::Companion {
                 queued(*id, entry.outbox.send_latest(kind, message.to_owned()));
             }
         }
@@ -139,20 +159,20 @@ impl Clients {
     /// speaks JSON-RPC.
     pub fn broadcast_latest(&self, kind: Latest, message: &str) {
         for (id, entry) in &self.lock().clients {
-            if entry.kind.speaks_jsonrpc() {
+            if entry.speaks_jsonrpc() {
                 queued(*id, entry.outbox.send_latest(kind, message.to_owned()));
             }
         }
     }
 
-    /// Queues `message` as the latest `context` of every client of `kind`
-    /// whose last push differs; how many got it.
-    pub fn push_changed(&self, kind: ClientKind, message: &str) -> usize {
+    /// Queues `message` as the latest `context` of every client of the
+    /// context socket whose last push differs; how many got it.
+    pub fn push_context(&self, message: &str) -> usize {
         let mut inner = self.lock();
         inner
             .clients
             .iter_mut()
-            .filter(|(_, entry)| entry.kind == kind)
+            .filter(|(_, entry)| entry.protocol == Protocol::ContextSocket)
             .map(|(id, entry)| push_if_changed(*id, entry, message))
             .filter(|&sent| sent)
             .count()
@@ -166,10 +186,14 @@ impl Clients {
             .is_some_and(|entry| push_if_changed(id, entry, message))
     }
 
-    /// Queues a message for every client of `kind`; how many there were.
+    /// Queues a JSON-RPC message for every WebSocket client of `kind`; how
+    /// many there were.
     pub fn broadcast_to(&self, kind: ClientKind, message: &str) -> usize {
         let inner = self.lock();
-        let of_kind = inner.clients.iter().filter(|(_, entry)| entry.kind == kind);
+        let of_kind = inner
+            .clients
+            .iter()
+            .filter(|(_, entry)| entry.kind == kind && entry.speaks_jsonrpc());
         of_kind
             .filter(|(id, entry)| queued(**id, entry.outbox.send(message.to_owned())))
             .count()
@@ -218,8 +242,8 @@ mod tests {
         let clients = Clients::default();
         let (tx_a, mut rx_a) = outbox();
         let (tx_b, mut rx_b) = outbox();
-        let a = clients.register(ClientKind::Pi, tx_a);
-        let b = clients.register(ClientKind::Claude, tx_b);
+        let a = clients.register(ClientKind::Pi, Protocol::IdeWebSocket, tx_a);
+        let b = clients.register(ClientKind::Claude, Protocol::IdeWebSocket, tx_b);
         assert_ne!(a, b);
         assert!(clients.send(a, "one".into()));
         clients.broadcast_latest(Latest::Selection, "all");
@@ -251,19 +275,26 @@ mod tests {
         let (tx_pi, mut rx_pi) = outbox();
         let (tx_a, mut rx_a) = outbox();
         let (tx_b, mut rx_b) = outbox();
-        clients.register(ClientKind::Pi, tx_pi);
-        let a = clients.register(ClientKind::Socket, tx_a);
+        let pi = clients.register(ClientKind::Pi, Protocol::IdeWebSocket, tx_pi);
+        let a = clients.register(ClientKind::Pi, Protocol::ContextSocket, tx_a);
         assert!(clients.any_jsonrpc());
         clients.broadcast_latest(Latest::Selection, "rpc");
         assert_eq!(rx_pi.try_recv().unwrap(), "rpc");
         assert!(rx_a.try_recv().is_err(), "no JSON-RPC on the socket");
         assert!(clients.push_changed_to(a, "x"));
         assert!(!clients.push_changed_to(a, "x"), "identical: not resent");
-        let b = clients.register(ClientKind::Socket, tx_b);
-        assert_eq!(clients.push_changed(ClientKind::Socket, "x"), 1, "only b");
+        let b = clients.register(ClientKind::Pi, Protocol::ContextSocket, tx_b);
+        assert_eq!(
+            clients.latest(ClientKind::Pi),
+            Some(pi),
+            "pi on the WebSocket"
+        );
+        assert_eq!(clients.broadcast_to(ClientKind::Pi, "rpc"), 1);
+        assert_eq!(rx_pi.try_recv().unwrap(), "rpc");
+        assert_eq!(clients.push_context("x"), 1, "only b");
         assert_eq!(rx_b.try_recv().unwrap(), "x");
-        assert_eq!(clients.push_changed(ClientKind::Socket, "y"), 2);
-        assert_eq!(clients.push_changed(ClientKind::Socket, "z"), 2);
+        assert_eq!(clients.push_context("y"), 2);
+        assert_eq!(clients.push_context("z"), 2);
         assert_eq!(rx_a.try_recv().unwrap(), "z", "unread: only the latest");
         assert!(rx_a.try_recv().is_err());
         assert_eq!(rx_b.try_recv().unwrap(), "z");

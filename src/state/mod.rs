@@ -28,13 +28,13 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use crate::client::{ClientId, ClientKind};
+use crate::client::{ClientId, ClientKind, Protocol, Requester};
 use crate::diagnostics::Mirror;
 use crate::diff::live::LiveDiffs;
 use crate::diff::pending::{DiffOutcome, PendingDiff, PendingDiffs};
 use crate::diff::prepare::{DiffView, EditInfo, Prepared};
 use crate::jsonrpc;
-use crate::nvim::editor::Editor;
+use crate::nvim::editor::{Editor, Nvim};
 use crate::nvim::seam::{ClientEvent, ClientInfo, LuaCall};
 use crate::outline::worker::Worker;
 use crate::selection::Positions;
@@ -43,38 +43,33 @@ use outbox::{Latest, OutboxSender};
 use outgoing::Outgoing;
 use reviews::Reviews;
 
+/// Each part belongs to the concern in its own file; the rest of the host
+/// reaches them through the methods below.
 pub struct State {
-    pub clients: Clients,
-    pub diffs: PendingDiffs,
-    /// Both sides of each open large diff, for re-diffing after edits.
-    pub live_diffs: LiveDiffs,
-    /// Requests we sent to agents, waiting for answers.
-    pub outgoing: Outgoing,
-    /// What `getDiagnostics` answers from; Neovim's handler feeds it.
-    pub diagnostics: Arc<Mirror>,
-    pub editor: Editor,
-    /// Mirrors of buffers that asked for suggestions, with their syntax trees.
-    pub outline: Worker,
-    /// The secret agents must present in the handshake.
+    clients: Clients,
+    diffs: PendingDiffs,
+    live_diffs: LiveDiffs,
+    outgoing: Outgoing,
+    diagnostics: Arc<Mirror>,
+    editor: Editor,
+    outline: Worker,
+    token: String,
+    root: watch::Sender<PathBuf>,
+    reviews: Reviews,
+    lsp: lsp::LspRequests,
+    project_roots: roots::RootsCache,
+    approve_edits: bool,
+    terminal_commands: bool,
+    user_tools: user_tools::UserTools,
+    recent: recent::RecentFiles,
+}
+
+/// What the command line decided for the whole run.
+pub struct Settings {
     pub token: String,
-    /// The project root: the git root of Neovim's cwd, else the cwd.
-    pub root: watch::Sender<PathBuf>,
-    /// The review a client asked for, while it is open.
-    pub reviews: Reviews,
-    /// LSP requests Lua has not answered yet.
-    pub lsp: lsp::LspRequests,
-    /// Neovim's project roots, kept between MCP tool calls.
-    pub project_roots: roots::RootsCache,
-    /// Whether MCP tools' edits wait for the person's approval in a diff
-    /// (option `mcp.approve_edits`); false: applied to buffers at once.
+    pub root: PathBuf,
     pub approve_edits: bool,
-    /// Whether `execute_terminal_command` is offered (option
-    /// `mcp.terminal_commands`).
     pub terminal_commands: bool,
-    /// The MCP tools the person's config registered in Lua.
-    pub user_tools: user_tools::UserTools,
-    /// The files the person worked in lately, for companion clients.
-    pub recent: recent::RecentFiles,
 }
 
 /// Which file an `openDiff` is about, and the tab the agent named.
@@ -87,9 +82,131 @@ pub struct DiffTarget {
 }
 
 impl State {
+    pub fn new(nvim: Nvim, outline: Worker, diagnostics: Arc<Mirror>, settings: Settings) -> Self {
+        State {
+            clients: Clients::default(),
+            diffs: PendingDiffs::default(),
+            live_diffs: LiveDiffs::default(),
+            outgoing: Outgoing::default(),
+            diagnostics,
+            editor: Editor::new(nvim),
+            outline,
+            token: settings.token,
+            root: watch::channel(settings.root).0,
+            reviews: Reviews::default(),
+            lsp: Default::default(),
+            project_roots: Default::default(),
+            approve_edits: settings.approve_edits,
+            terminal_commands: settings.terminal_commands,
+            user_tools: Default::default(),
+            recent: Default::default(),
+        }
+    }
+
+    /// Connected clients and their outboxes.
+    pub fn clients(&self) -> &Clients {
+        &self.clients
+    }
+
+    /// `openDiff`s waiting for the person.
+    pub fn diffs(&self) -> &PendingDiffs {
+        &self.diffs
+    }
+
+    /// Both sides of each open large diff, for re-diffing after edits.
+    pub fn live_diffs(&self) -> &LiveDiffs {
+        &self.live_diffs
+    }
+
+    /// Requests we sent to agents, waiting for answers.
+    pub fn outgoing(&self) -> &Outgoing {
+        &self.outgoing
+    }
+
+    /// What `getDiagnostics` answers from; Neovim's events feed it.
+    pub fn diagnostics(&self) -> &Arc<Mirror> {
+        &self.diagnostics
+    }
+
+    /// The handle on Neovim.
+    pub fn editor(&self) -> &Editor {
+        &self.editor
+    }
+
+    /// Mirrors of buffers that asked for suggestions, with their syntax trees.
+    pub fn outline(&self) -> &Worker {
+        &self.outline
+    }
+
+    /// The secret agents must present.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The project root: the git root of Neovim's cwd, else the cwd.
+    pub fn root(&self) -> PathBuf {
+        self.root.borrow().clone()
+    }
+
+    /// The project root, now and as it moves.
+    pub fn follow_root(&self) -> watch::Receiver<PathBuf> {
+        self.root.subscribe()
+    }
+
+    /// The review a client asked for, while it is open.
+    pub fn reviews(&self) -> &Reviews {
+        &self.reviews
+    }
+
+    /// LSP requests Lua has not answered yet.
+    pub fn lsp(&self) -> &lsp::LspRequests {
+        &self.lsp
+    }
+
+    /// Neovim's project roots, kept between MCP tool calls.
+    pub fn project_roots(&self) -> &roots::RootsCache {
+        &self.project_roots
+    }
+
+    /// Whether MCP tools' edits wait for the person's approval in a diff
+    /// (option `mcp.approve_edits`); false: applied to buffers at once.
+    pub fn approve_edits(&self) -> bool {
+        self.approve_edits
+    }
+
+    /// Whether `execute_terminal_command` is offered (option
+    /// `mcp.terminal_commands`).
+    pub fn terminal_commands(&self) -> bool {
+        self.terminal_commands
+    }
+
+    /// The MCP tools the person's config registered in Lua.
+    pub fn user_tools(&self) -> &user_tools::UserTools {
+        &self.user_tools
+    }
+
+    /// The files the person worked in lately, for companion clients.
+    pub fn recent(&self) -> &recent::RecentFiles {
+        &self.recent
+    }
+
+    /// The project root moved (after `:cd`); the context socket follows.
+    pub fn set_root(&self, root: PathBuf) {
+        self.root.send_if_modified(|current| {
+            let changed = *current != root;
+            *current = root;
+            changed
+        });
+    }
+
     /// A transport accepted a client; replies go to `outbox`.
-    pub fn client_connected(&self, kind: ClientKind, outbox: OutboxSender) -> ClientId {
-        let client = self.clients.register(kind, outbox);
+    pub fn client_connected(
+        &self,
+        kind: ClientKind,
+        protocol: Protocol,
+        outbox: OutboxSender,
+    ) -> ClientId {
+        let client = self.clients.register(kind, protocol, outbox);
         self.push_client(ClientEvent::Connected, client);
         client
     }
@@ -192,11 +309,12 @@ impl State {
     /// Shows a diff and waits until the person, the agent or shutdown ends it.
     pub async fn show_diff(
         &self,
-        client: ClientId,
+        requester: impl Into<Requester>,
         target: DiffTarget,
         sides: Prepared,
     ) -> DiffOutcome {
-        let begun = self.diffs.begin(client, &target.tab_name);
+        let requester = requester.into();
+        let begun = self.diffs.begin(requester, &target.tab_name);
         if let Some(old) = begun.replaced {
             self.finish_diff(
                 old,
@@ -215,8 +333,11 @@ impl State {
             tab_name: target.tab_name,
             path: target.path,
             original_path: target.original_path,
-            client: self.owner(client),
-            client_id: (client != ClientId::MCP).then_some(client.0),
+            client: self.owner(requester),
+            client_id: match requester {
+                Requester::Client(client) => Some(client.0),
+                Requester::Mcp => None,
+            },
             sides,
             edit: target.edit,
         };
@@ -246,11 +367,14 @@ impl State {
     }
 
     /// Who asks, for the winbar and `:PiIde status`.
-    fn owner(&self, client: ClientId) -> &'static str {
-        if client == ClientId::MCP {
-            return "mcp";
+    fn owner(&self, requester: Requester) -> &'static str {
+        match requester {
+            Requester::Mcp => "mcp",
+            Requester::Client(client) => self
+                .clients
+                .entry(client)
+                .map_or(ClientKind::Pi.as_str(), |entry| entry.label()),
         }
-        self.clients.kind(client).unwrap_or(ClientKind::Pi).as_str()
     }
 
     /// Sends the current editor context to one client (right after `initialize`).
@@ -285,7 +409,7 @@ impl State {
 fn client_info(id: ClientId, entry: &ClientEntry) -> ClientInfo {
     ClientInfo {
         id: id.0,
-        kind: entry.kind.as_str(),
+        kind: entry.label(),
         name: entry.name.clone(),
         pid: entry.pid,
     }

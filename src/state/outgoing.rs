@@ -176,13 +176,13 @@ impl Outgoing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::ClientKind;
+    use crate::client::{ClientKind, Protocol};
     use crate::state::outbox::{OutboxReceiver, outbox};
 
     fn connected() -> (Clients, ClientId, OutboxReceiver) {
         let clients = Clients::default();
         let (tx, rx) = outbox();
-        let client = clients.register(ClientKind::Pi, tx);
+        let client = clients.register(ClientKind::Pi, Protocol::IdeWebSocket, tx);
         (clients, client, rx)
     }
 

@@ -10,7 +10,7 @@ use crate::state::State;
 /// attaching to the buffer on its first request.
 pub async fn tree_context(state: &State, request: &SuggestRequest) -> Option<Context> {
     let ask = || {
-        state.outline.context(
+        state.outline().context(
             request.buf,
             request.row,
             request.col,
@@ -22,8 +22,8 @@ pub async fn tree_context(state: &State, request: &SuggestRequest) -> Option<Con
         Lookup::Ready(context) => context,
         Lookup::Pending => None,
         Lookup::Attach => {
-            match state.editor.attach_buffer(request.buf).await {
-                Ok((lines, tick)) => state.outline.send(Command::Load {
+            match state.editor().attach_buffer(request.buf).await {
+                Ok((lines, tick)) => state.outline().send(Command::Load {
                     buf: request.buf,
                     tick,
                     filetype: request.filetype.clone(),
@@ -31,7 +31,7 @@ pub async fn tree_context(state: &State, request: &SuggestRequest) -> Option<Con
                 }),
                 Err(error) => {
                     tracing::warn!("cannot attach buffer {}: {error}", request.buf);
-                    state.outline.send(Command::Detach { buf: request.buf });
+                    state.outline().send(Command::Detach { buf: request.buf });
                 }
             }
             match ask().await {

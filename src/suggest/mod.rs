@@ -23,13 +23,13 @@ const NO_AGENT: &str = "no pi agent is connected (run /ide in pi)";
 /// Starts one request; called in the order Lua's events arrive, so a cancel
 /// that follows finds it reserved.
 pub fn start(state: &Arc<State>, request: SuggestRequest) {
-    let ticket = state.outgoing.reserve(Some(request.token));
+    let ticket = state.outgoing().reserve(Some(request.token));
     crate::task::spawn(run(state.clone(), request, ticket));
 }
 
 /// Lua moved on: cancels request `token` and tells its agent.
 pub fn cancel(state: &State, token: u64) {
-    state.outgoing.cancel(&state.clients, token);
+    state.outgoing().cancel(state.clients(), token);
 }
 
 async fn run(state: Arc<State>, request: SuggestRequest, ticket: Ticket) {
@@ -39,7 +39,7 @@ async fn run(state: Arc<State>, request: SuggestRequest, ticket: Ticket) {
         Ok(Err(message)) => Err(message),
         Ok(Ok(result)) => Ok(payload::suggestions_of(&result, request.count)),
     };
-    state.editor.push(LuaCall::Suggestions {
+    state.editor().push(LuaCall::Suggestions {
         token: request.token,
         outcome,
     });
@@ -51,32 +51,32 @@ async fn suggest(
     request: &SuggestRequest,
     ticket: Ticket,
 ) -> Result<Result<Value, String>, Ended> {
-    let Some(client) = state.clients.latest(ClientKind::Pi) else {
-        state.outgoing.withdraw(ticket);
+    let Some(client) = state.clients().latest(ClientKind::Pi) else {
+        state.outgoing().withdraw(ticket);
         return Ok(Err(NO_AGENT.into()));
     };
     let context = context::tree_context(state, request).await;
     let params = payload::payload(request, context);
     state
-        .outgoing
-        .send(&state.clients, &ticket, client, "getSuggestions", params);
+        .outgoing()
+        .send(state.clients(), &ticket, client, "getSuggestions", params);
     let answer = ticket.answer.await.unwrap_or(Err(Ended::AgentGone))?;
     Ok(answer.map_err(|error| error_message(&error).to_owned()))
 }
 
 /// `:PiIde model`: asks the pi agent which models it can use for suggestions.
 pub async fn list_models(state: Arc<State>) {
-    let outcome = match state.clients.latest(ClientKind::Pi) {
+    let outcome = match state.clients().latest(ClientKind::Pi) {
         None => Err(json!(NO_AGENT)),
         Some(client) => {
             let answer = state
-                .outgoing
-                .request(&state.clients, client, "listSuggestionModels", json!({}))
+                .outgoing()
+                .request(state.clients(), client, "listSuggestionModels", json!({}))
                 .await;
             models_outcome(answer.unwrap_or(Err(Ended::AgentGone)))
         }
     };
-    state.editor.push(LuaCall::Models(outcome));
+    state.editor().push(LuaCall::Models(outcome));
 }
 
 fn models_outcome(outcome: Outcome) -> Result<Value, Value> {

@@ -20,7 +20,7 @@ use tokio_tungstenite::tungstenite::{Bytes, Error, Message};
 
 use super::frame_timing::FrameTimings;
 use crate::claude_ide;
-use crate::client::{ClientId, ClientKind};
+use crate::client::{ClientId, ClientKind, Protocol};
 use crate::jsonrpc::{self, Incoming};
 use crate::state::State;
 use crate::state::outbox::{Empty, OutboxReceiver, outbox};
@@ -66,7 +66,7 @@ pub async fn run(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let (outbox, mut replies) = outbox();
-    let client = state.client_connected(kind, outbox);
+    let client = state.client_connected(kind, Protocol::IdeWebSocket, outbox);
     if let (Ok(peer), Ok(local)) = (ws.get_ref().peer_addr(), ws.get_ref().local_addr()) {
         state.find_client_pid(client, peer, local);
     }
@@ -201,7 +201,9 @@ impl Handling<'_> {
             Ok(Incoming::Notification { method, params }) => {
                 claude_ide::notification(state, client, &method, &params)
             }
-            Ok(Incoming::Response { id, outcome }) => state.outgoing.resolve(client, &id, outcome),
+            Ok(Incoming::Response { id, outcome }) => {
+                state.outgoing().resolve(client, &id, outcome)
+            }
             Err(rejected) => out.push(Message::text(rejected.reply)),
         }
     }

@@ -10,7 +10,7 @@ use tokio_tungstenite::tungstenite::http::{HeaderValue, StatusCode, header};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 use super::MAX_MESSAGE_BYTES;
-use crate::auth::{kind_for_header, tokens_match};
+use crate::auth::tokens_match;
 use crate::client::ClientKind;
 
 /// Why a request that reached the callback gets no WebSocket.
@@ -82,7 +82,7 @@ pub fn check(request: &Request, token: &str) -> Result<ClientKind, Refusal> {
         return Err(Refusal::Unauthorized);
     }
     let kind = request.headers().iter().find_map(|(name, value)| {
-        kind_for_header(name.as_str()).filter(|_| tokens_match(token, value.as_bytes()))
+        ClientKind::for_header(name.as_str()).filter(|_| tokens_match(token, value.as_bytes()))
     });
     kind.ok_or_else(|| {
         tracing::warn!("refused a handshake without a valid token");

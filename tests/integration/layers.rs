@@ -25,7 +25,6 @@ const LAYERS: &[&[&str]] = &[
         "claude_ide",
         "companion",
         "mcp_tools",
-        "events",
         "suggest",
         "context_review",
     ],
@@ -146,7 +145,7 @@ fn only_the_editor_calls_into_neovim_and_it_spawns_each_call() {
                 .iter()
                 .map(|c| code.matches(c).count())
                 .sum::<usize>();
-            let spawned = code.matches("tokio::spawn(call)").count();
+            let spawned = code.matches("task::spawn(call)").count();
             assert!(uses > 0, "the editor makes no call?");
             assert_eq!(uses, spawned, "each nvim-rs call of the editor is spawned");
             continue;

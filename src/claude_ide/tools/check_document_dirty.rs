@@ -46,7 +46,7 @@ pub async fn run(state: &State, Args(args): Args) -> Value {
         Err(error) => return fail(&args.file_path, error),
     };
     let call = LuaCall::DocumentState { path: path.clone() };
-    match state.editor.query::<DocumentState>(call).await {
+    match state.editor().query::<DocumentState>(call).await {
         Ok(Some(document)) => json_text(json!({
             "success": true,
             "filePath": path,

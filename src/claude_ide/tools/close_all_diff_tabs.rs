@@ -33,7 +33,7 @@ impl Call for Args {
 }
 
 pub fn run(state: &State, client: ClientId) -> Value {
-    let diffs = state.diffs.take_client(client);
+    let diffs = state.diffs().take_client(client);
     let count = diffs.len();
     for diff in diffs {
         state.finish_diff(diff, DiffOutcome::Rejected { reason: None });

@@ -46,7 +46,7 @@ pub fn parse(args: Value) -> Result<Args, ToolError> {
 }
 
 pub fn run(state: &State, client: ClientId, args: Args) -> Value {
-    if let Some(diff) = state.diffs.take_tab(client, &args.tab_name) {
+    if let Some(diff) = state.diffs().take_tab(client, &args.tab_name) {
         state.finish_diff(diff, DiffOutcome::Rejected { reason: None });
     }
     text_content(&["TAB_CLOSED"])

@@ -35,7 +35,7 @@ impl Call for Args {
 
 pub async fn run(state: &State) -> Value {
     let positions = state
-        .editor
+        .editor()
         .query::<Positions>(LuaCall::CurrentPositions)
         .await;
     answer(state, positions, "No active editor found").await
@@ -55,7 +55,7 @@ pub async fn answer(
         Err(error) => return fail(&format!("cannot read the selection: {error}")),
     };
     let (first, last) = positions.rows();
-    match state.editor.lines(positions.buf, first, last).await {
+    match state.editor().lines(positions.buf, first, last).await {
         Ok(lines) => {
             let params = positions.to_params(&lines);
             let selection = &params["selection"];

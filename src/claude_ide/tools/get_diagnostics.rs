@@ -45,7 +45,7 @@ pub fn parse(args: Value) -> Result<Args, ToolError> {
 
 /// pi: `{uri: [diagnostic]}`; Claude: `[{uri, diagnostics: [diagnostic]}]`.
 pub async fn run(state: &State, client: ClientId, args: Args) -> Value {
-    let kind = state.clients.kind(client).unwrap_or(ClientKind::Pi);
-    let text = state.diagnostics.answer(kind, args.uri.as_deref()).await;
+    let kind = state.clients().kind(client).unwrap_or(ClientKind::Pi);
+    let text = state.diagnostics().answer(kind, args.uri.as_deref()).await;
     text_content(&[text])
 }

@@ -32,6 +32,6 @@ impl Call for Args {
 }
 
 pub async fn run(state: &State) -> Value {
-    let positions = state.editor.current_positions().await;
+    let positions = state.editor().current_positions().await;
     get_current_selection::answer(state, positions, "No selection available").await
 }

@@ -35,7 +35,7 @@ impl Call for Args {
 
 pub async fn run(state: &State) -> Value {
     let editors = match state
-        .editor
+        .editor()
         .query::<Vec<OpenEditor>>(LuaCall::OpenEditors)
         .await
     {

@@ -166,7 +166,7 @@ pub fn json_text(value: Value) -> Value {
 /// Neovim's global cwd, confirmed as a project: the workspace folder
 /// agents' paths are confined to.
 pub async fn workspace(state: &State) -> Result<ProjectRoot, String> {
-    match state.editor.query::<String>(LuaCall::Workspace).await {
+    match state.editor().query::<String>(LuaCall::Workspace).await {
         Ok(Some(cwd)) if !cwd.is_empty() => {
             ProjectRoot::confirm(&cwd).map_err(|not| format!("Neovim's current directory {not}"))
         }

@@ -83,7 +83,7 @@ pub async fn run(state: &State, client: ClientId, request: Request) -> Value {
         Err(reason) => return reply(&request.tab_name, DiffOutcome::rejected(reason)),
     };
     if let Err(why) = confined(state, &old_file_path, &new_file_path).await {
-        state.editor.push(LuaCall::Refused {
+        state.editor().push(LuaCall::Refused {
             message: format!("the agent's diff {tab_name} was refused: {why}"),
         });
         tracing::info!("openDiff {tab_name} refused: {why}");

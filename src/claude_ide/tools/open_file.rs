@@ -95,7 +95,7 @@ pub async fn run(state: &State, args: Args) -> Value {
         column: None,
     };
     match state
-        .editor
+        .editor()
         .query::<OpenedFile>(LuaCall::OpenFile(request))
         .await
     {

@@ -57,7 +57,7 @@ pub async fn run(state: &State, Args(args): Args) -> Value {
         path: confined.path,
         real: confined.real.to_string_lossy().into_owned(),
     };
-    match state.editor.query::<SaveOutcome>(call).await {
+    match state.editor().query::<SaveOutcome>(call).await {
         Ok(Some(outcome)) => answer(&path, outcome.ok, outcome.saved, outcome.message),
         Ok(None) => answer(&path, false, false, format!("Document not open: {path}")),
         Err(error) => answer(&path, false, false, format!("cannot save {path}: {error}")),

@@ -148,7 +148,7 @@ async fn notice(state: &State, path: &str, why: String, kept: Option<&Lines>) {
         why,
         kept: kept.cloned(),
     });
-    if let Err(error) = state.editor.call(call).await {
+    if let Err(error) = state.editor().call(call).await {
         tracing::warn!("cannot tell the person about the edit of {path}: {error}");
     }
 }
@@ -196,7 +196,7 @@ pub async fn apply(
         write,
     };
     match state
-        .editor
+        .editor()
         .query::<AppliedEdit>(LuaCall::ApplyEdit(edit))
         .await
     {

@@ -24,7 +24,7 @@ impl Current {
     pub async fn read(state: &State, file: &Confined) -> Result<Current, Failure> {
         let path = file.path.as_str();
         let buffer = state
-            .editor
+            .editor()
             .query::<BufferText>(LuaCall::BufferText {
                 path: path.to_owned(),
             })

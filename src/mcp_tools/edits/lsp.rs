@@ -60,12 +60,12 @@ fn zero(n: u64) -> u64 {
 
 /// Starts `query` in Lua and waits for its answer's result.
 async fn ask(state: &State, project: &Project, mut query: LspEditQuery) -> Result<Value, Failure> {
-    let (id, answer) = state.lsp.open();
+    let (id, answer) = state.lsp().open();
     query.id = id;
     query.timeout_ms = TIMEOUT.as_millis() as u64;
     let path = query.path.clone();
-    if let Err(e) = state.editor.call(LuaCall::LspEdit(query)).await {
-        state.lsp.forget(id);
+    if let Err(e) = state.editor().call(LuaCall::LspEdit(query)).await {
+        state.lsp().forget(id);
         return Err(Failure(format!(
             "Neovim could not ask its language servers: {e}"
         )));
@@ -73,7 +73,7 @@ async fn ask(state: &State, project: &Project, mut query: LspEditQuery) -> Resul
     let answer = match tokio::time::timeout(TIMEOUT + Duration::from_secs(2), answer).await {
         Ok(Ok(answer)) => answer,
         _ => {
-            state.lsp.forget(id);
+            state.lsp().forget(id);
             return Err(Failure(format!(
                 "no answer from Neovim's language servers within {} s",
                 TIMEOUT.as_secs()

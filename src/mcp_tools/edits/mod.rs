@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use futures_util::future::join_all;
 
 use super::{Answer, Project};
-use crate::client::ClientId;
+use crate::client::Requester;
 use crate::diff::pending::DiffOutcome;
 use crate::diff::prepare::{EditInfo, prepare_lines};
 use crate::diff::text::Lines;
@@ -66,11 +66,11 @@ pub async fn propose(
         })
         .filter(|(change, proposal)| !change.before.unchanged_by(proposal))
         .collect();
-    let mut report = Report::new(project, state.approve_edits);
+    let mut report = Report::new(project, state.approve_edits());
     if changes.is_empty() {
         return report.finish();
     }
-    if !state.approve_edits {
+    if !state.approve_edits() {
         for (change, proposal) in changes {
             let fate = match accept::apply(
                 state,
@@ -159,7 +159,7 @@ async fn show(
     };
     let sides = prepare_lines(before.text.clone(), before.exists, proposal.clone());
     match sides.await {
-        Ok(sides) => state.show_diff(ClientId::MCP, target, sides).await,
+        Ok(sides) => state.show_diff(Requester::Mcp, target, sides).await,
         Err(reason) => DiffOutcome::rejected(reason),
     }
 }
@@ -180,7 +180,7 @@ impl Withdraw<'_> {
 impl Drop for Withdraw<'_> {
     fn drop(&mut self) {
         for tab in self.tabs.drain(..) {
-            if let Some(diff) = self.state.diffs.take_tab(ClientId::MCP, &tab) {
+            if let Some(diff) = self.state.diffs().take_tab(Requester::Mcp, &tab) {
                 self.state
                     .finish_diff(diff, DiffOutcome::rejected("the agent cancelled the edit"));
             }

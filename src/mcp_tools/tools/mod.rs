@@ -9,7 +9,7 @@ use crate::state::State;
 /// Whether the person's options offer `tool` (`mcp.terminal_commands`
 /// turns `execute_terminal_command` off).
 pub fn offered(tool: &Tool, state: &State) -> bool {
-    tool.name != execute_terminal_command::TOOL.name || state.terminal_commands
+    tool.name != execute_terminal_command::TOOL.name || state.terminal_commands()
 }
 
 /// Declares each tool's module and lists their `TOOL`s, in `tools/list`

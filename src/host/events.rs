@@ -1,0 +1,127 @@
+//! Every event Lua sends the host, and what each does. [`Inbox::receive`]
+//! runs on nvim-rs's I/O loop: diagnostics are applied there, before any
+//! later message is read (a `getDiagnostics` after a save sees them); the
+//! rest queue for [`handle`], on the host's loop, in the order Lua sent them.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+
+use super::announce::Announcements;
+use crate::client::ClientKind;
+use crate::companion;
+use crate::context_review;
+use crate::diagnostics::Mirror;
+use crate::diff::pending::DiffOutcome;
+use crate::file_watch::FileWatch;
+use crate::jsonrpc;
+use crate::mcp_tools;
+use crate::nvim::handler::EventSink;
+use crate::nvim::seam::{Decision, EditorEvent};
+use crate::state::State;
+use crate::state::outbox::Latest;
+use crate::suggest;
+
+/// Where Neovim's handler puts the events it parsed.
+pub struct Inbox {
+    diagnostics: Arc<Mirror>,
+    queue: UnboundedSender<EditorEvent>,
+}
+
+impl Inbox {
+    /// The inbox, and the queue the host's loop reads.
+    pub fn new(diagnostics: Arc<Mirror>) -> (Arc<Inbox>, UnboundedReceiver<EditorEvent>) {
+        let (queue, events) = mpsc::unbounded_channel();
+        (Arc::new(Inbox { diagnostics, queue }), events)
+    }
+}
+
+impl EventSink for Inbox {
+    fn receive(&self, event: EditorEvent) {
+        match event {
+            EditorEvent::DiagnosticsPending => self.diagnostics.mark_pending(),
+            EditorEvent::Diagnostics(files) => self.diagnostics.update(files),
+            event => {
+                let _ = self.queue.send(event);
+            }
+        }
+    }
+}
+
+/// What the events change besides the shared state.
+pub struct Wiring<'a> {
+    pub state: &'a Arc<State>,
+    pub announced: &'a mut Announcements,
+    pub files: &'a FileWatch,
+}
+
+/// Whether the host goes on after an event.
+pub enum Next {
+    Continue,
+    Stop,
+}
+
+pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
+    let state = wiring.state;
+    match event {
+        EditorEvent::Stop => return Next::Stop,
+        EditorEvent::Cwd { dir, root } => {
+            wiring.announced.set_workspace(&dir, &root);
+            state.set_root(PathBuf::from(root));
+        }
+        EditorEvent::WatchFiles(paths) => wiring.files.set(paths),
+        EditorEvent::FileWritten(path) => wiring.files.written(&path),
+        EditorEvent::Selection(positions) => {
+            if state.clients().any_jsonrpc()
+                && let Some(message) = state.selection_message(&positions).await
+            {
+                state
+                    .clients()
+                    .broadcast_latest(Latest::Selection, &message);
+            }
+            context_review::context::broadcast(state, Some(&positions));
+            companion::context::on_selection(state, &positions).await;
+        }
+        EditorEvent::LspAnswer(answer) | EditorEvent::ToolAnswer(answer) => {
+            state.lsp().answer(answer)
+        }
+        EditorEvent::ToolsChanged(tools) => mcp_tools::user_tools::changed(state, tools),
+        EditorEvent::ProposeEdit(edit) => {
+            crate::task::spawn(mcp_tools::user_tools::propose_from_lua(state.clone(), edit));
+        }
+        EditorEvent::NoFile => context_review::context::broadcast(state, None),
+        EditorEvent::RootsChanged => state.project_roots().invalidate(),
+        EditorEvent::ReviewDone(done) => context_review::review::done(state, done),
+        EditorEvent::DiffDecided(Decision { id, accepted }) => {
+            if let Some(diff) = state.diffs().take(id) {
+                diff.answer(match accepted {
+                    Some(text) => DiffOutcome::Accepted(text),
+                    None => DiffOutcome::Rejected { reason: None },
+                });
+            }
+        }
+        EditorEvent::DiffClosed(id) => {
+            if let Some(diff) = state.diffs().take(id) {
+                diff.answer(DiffOutcome::Closed);
+            }
+        }
+        EditorEvent::DiffEdited(edit) => state.diff_edited(edit),
+        EditorEvent::Suggest(request) => suggest::start(state, request),
+        EditorEvent::SuggestCancel(token) => suggest::cancel(state, token),
+        EditorEvent::Mention(mention) => {
+            let message = jsonrpc::notification("at_mentioned", serde_json::json!(mention));
+            let sent = state.clients().broadcast_to(ClientKind::Claude, &message);
+            tracing::info!(
+                "at-mention of {} sent to {sent} client(s)",
+                mention.file_path
+            );
+        }
+        EditorEvent::ListModels => {
+            crate::task::spawn(suggest::list_models(state.clone()));
+        }
+        // Applied by the inbox as they arrived.
+        EditorEvent::DiagnosticsPending | EditorEvent::Diagnostics(_) => {}
+    }
+    Next::Continue
+}
