@@ -54,7 +54,20 @@ pub fn broadcast(state: &State, positions: Option<&Positions>) {
 
 /// Sends the current context to one client (right after its `hello`).
 pub async fn send_current(state: &Arc<State>, client: ClientId) {
-    let positions = match state
+    let positions = current_positions(state).await;
+    let message = message(&state.root(), positions.as_ref());
+    state.clients().push_changed_to(client, &message);
+}
+
+/// The project root moved (`:cd`): the same place may now be another file
+/// name, or outside the project, with no cursor move to say so.
+pub async fn root_moved(state: Arc<State>) {
+    let positions = current_positions(&state).await;
+    broadcast(&state, positions.as_ref());
+}
+
+async fn current_positions(state: &State) -> Option<Positions> {
+    match state
         .editor()
         .query::<Positions>(LuaCall::CurrentPositions)
         .await
@@ -64,9 +77,7 @@ pub async fn send_current(state: &Arc<State>, client: ClientId) {
             tracing::warn!("cannot read the current position: {error}");
             None
         }
-    };
-    let message = message(&state.root(), positions.as_ref());
-    state.clients().push_changed_to(client, &message);
+    }
 }
 
 #[cfg(test)]

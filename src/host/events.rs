@@ -68,7 +68,9 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
         EditorEvent::Stop => return Next::Stop,
         EditorEvent::Cwd { dir, root } => {
             wiring.announced.set_workspace(&dir, &root);
-            state.set_root(PathBuf::from(root));
+            if state.set_root(PathBuf::from(root)) {
+                crate::task::spawn(context_review::context::root_moved(state.clone()));
+            }
         }
         EditorEvent::WatchFiles(paths) => wiring.files.set(paths),
         EditorEvent::FileWritten(path) => wiring.files.written(&path),

@@ -191,12 +191,13 @@ impl State {
     }
 
     /// The project root moved (after `:cd`); the context socket follows.
-    pub fn set_root(&self, root: PathBuf) {
+    /// True when it moved.
+    pub fn set_root(&self, root: PathBuf) -> bool {
         self.root.send_if_modified(|current| {
             let changed = *current != root;
             *current = root;
             changed
-        });
+        })
     }
 
     /// A transport accepted a client; replies go to `outbox`.
