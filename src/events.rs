@@ -6,11 +6,11 @@
 use std::sync::Arc;
 
 use crate::client::ClientKind;
-use crate::companion;
 use crate::diff::pending::DiffOutcome;
+use crate::ide_companion;
 use crate::ide_protocol;
 use crate::jsonrpc;
-use crate::mcp_tools;
+use crate::mcp_http;
 use crate::nvim::seam::{Decision, EditorEvent};
 use crate::state::State;
 use crate::state::outbox::Latest;
@@ -25,14 +25,14 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
                 state.clients.broadcast_latest(Latest::Selection, &message);
             }
             ide_protocol::context::broadcast(state, Some(&positions));
-            companion::context::on_selection(state, &positions).await;
+            ide_companion::context::on_selection(state, &positions).await;
         }
         EditorEvent::LspAnswer(answer) | EditorEvent::ToolAnswer(answer) => {
             state.lsp.answer(answer)
         }
-        EditorEvent::ToolsChanged(tools) => mcp_tools::user_tools::changed(state, tools),
+        EditorEvent::ToolsChanged(tools) => mcp_http::user_tools::changed(state, tools),
         EditorEvent::ProposeEdit(edit) => {
-            crate::task::spawn(mcp_tools::user_tools::propose_from_lua(state.clone(), edit));
+            crate::task::spawn(mcp_http::user_tools::propose_from_lua(state.clone(), edit));
         }
         EditorEvent::NoFile => ide_protocol::context::broadcast(state, None),
         EditorEvent::RootsChanged => state.project_roots.invalidate(),

@@ -265,11 +265,11 @@ async fn stand_in_neovim(stream: tokio::net::UnixStream, root: String) {
 /// its result; `None` when it waits (for a language server, the person)
 /// longer than a fuzz run can.
 pub fn project_call(tool: u8, arguments: serde_json::Map<String, Json>) -> Option<Json> {
-    let tools = crate::mcp_tools::TOOLS;
+    let tools = crate::project::TOOLS;
     let name = tools[usize::from(tool) % tools.len()].name;
     let project = project();
     runtime().block_on(async {
-        let call = crate::mcp_tools::call(&project.state, name, Json::Object(arguments), None);
+        let call = crate::project::call(&project.state, name, Json::Object(arguments), None);
         let result = tokio::time::timeout(Duration::from_millis(20), call)
             .await
             .ok()?;

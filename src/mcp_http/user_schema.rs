@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{PROJECT_PATH, project_path_schema};
+use crate::tools::{PROJECT_PATH, project_path_schema};
 
 /// Why `schema` cannot be served, naming the field as Lua wrote it;
 /// `None` when it can.

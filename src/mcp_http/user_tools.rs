@@ -10,11 +10,13 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::edits::current::Current;
-use super::edits::{Change, propose};
-use super::{Answer, Failure, PROJECT_PATH, Project, tools::TOOLS, user_schema};
+use super::{TOOLS, user_schema};
 use crate::nvim::seam::{LuaCall, ProposedEdit, UserToolCall, UserToolResult, UserToolSpec};
+use crate::project::edits::current::Current;
+use crate::project::edits::{Change, propose};
+use crate::project::{Answer, Failure, Project};
 use crate::state::State;
+use crate::tools::PROJECT_PATH;
 
 /// How long a call waits for a Lua handler's callback.
 const TIMEOUT: Duration = Duration::from_secs(300);
@@ -25,7 +27,10 @@ pub fn changed(state: &State, tools: Vec<UserToolSpec>) {
     let mut kept: Vec<UserToolSpec> = Vec::with_capacity(tools.len());
     let mut refused = vec![];
     for tool in tools {
-        if TOOLS.iter().any(|built_in| built_in.name == tool.name) {
+        if TOOLS
+            .iter()
+            .any(|built_in| built_in.spec().name == tool.name)
+        {
             refused.push(format!("{}: a built-in tool has that name", tool.name));
         } else if kept.iter().any(|known| known.name == tool.name) {
             refused.push(format!("{}: registered twice", tool.name));

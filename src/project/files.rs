@@ -5,22 +5,21 @@
 //! the person's last used file window (never a diff tab or a terminal).
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{Answer, Failure, Project, arguments};
+use super::{Answer, Failure, Project};
 use crate::nvim::seam::{BufferText, LuaCall, OpenEditor, OpenFile, OpenedFile};
 use crate::state::State;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct OpenArgs {
+pub struct OpenArgs {
     file_path: String,
     line: Option<u64>,
     column: Option<u64>,
 }
 
-pub async fn open_in_editor(state: &State, project: &Project, args: Value) -> Answer {
-    let args: OpenArgs = arguments("open_file_in_editor", args)?;
+pub async fn open_in_editor(state: &State, project: &Project, args: OpenArgs) -> Answer {
     let path = project.resolve(&args.file_path)?;
     match tokio::fs::metadata(&path).await {
         Ok(meta) if meta.is_file() => {}
@@ -73,7 +72,7 @@ pub async fn open_files(state: &State, project: &Project) -> Answer {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct TextArgs {
+pub struct TextArgs {
     path_in_project: String,
     #[serde(default = "default_max_lines")]
     max_lines_count: usize,
@@ -95,8 +94,7 @@ enum Truncate {
     None,
 }
 
-pub async fn file_text(state: &State, project: &Project, args: Value) -> Answer {
-    let args: TextArgs = arguments("get_file_text_by_path", args)?;
+pub async fn file_text(state: &State, project: &Project, args: TextArgs) -> Answer {
     let file = project.confine(&args.path_in_project)?;
     let path = file.path.clone();
     let buffer = state

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::lsp_answers::{self, Position, utf16_column};
-use super::{Answer, Failure, Project, arguments, line_text};
+use super::{Answer, Failure, Project, line_text};
 use crate::nvim::seam::{BufferText, LspAnswer, LspQuery, LuaCall};
 use crate::outline::definitions::entries;
 use crate::outline::document::Document;
@@ -21,7 +21,7 @@ use crate::state::State;
 /// Bound of one LSP tool call in Neovim, waiting for a server included.
 pub(super) const TIMEOUT: Duration = Duration::from_secs(10);
 
-pub(in crate::mcp_tools) fn position_properties() -> Value {
+pub(crate) fn position_properties() -> Value {
     json!({
         "filePath": {"type": "string", "description": "Path relative to the project root"},
         "line": {"type": "integer", "minimum": 1, "description": "1-based line"},
@@ -31,7 +31,7 @@ pub(in crate::mcp_tools) fn position_properties() -> Value {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct PositionArgs {
+pub struct PositionArgs {
     file_path: String,
     line: u64,
     column: u64,
@@ -39,7 +39,7 @@ struct PositionArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct FileArgs {
+pub struct FileArgs {
     file_path: String,
 }
 
@@ -103,14 +103,12 @@ fn result(answer: LspAnswer, project: &Project, path: &str) -> Result<Value, Fai
     }
 }
 
-pub(in crate::mcp_tools) async fn at_position(
+pub(crate) async fn at_position(
     state: &State,
     project: &Project,
-    tool: &str,
     kind: &'static str,
-    args: Value,
+    args: PositionArgs,
 ) -> Result<(String, Value), Failure> {
-    let args: PositionArgs = arguments(tool, args)?;
     let path = project.resolve(&args.file_path)?;
     let answer = ask(
         state,
@@ -123,8 +121,8 @@ pub(in crate::mcp_tools) async fn at_position(
     Ok((path.clone(), result(answer, project, &path)?))
 }
 
-pub async fn symbol_info(state: &State, project: &Project, args: Value) -> Answer {
-    let (path, hover) = at_position(state, project, "get_symbol_info", "hover", args).await?;
+pub async fn symbol_info(state: &State, project: &Project, args: PositionArgs) -> Answer {
+    let (path, hover) = at_position(state, project, "hover", args).await?;
     let markdown = hover
         .get("markdown")
         .and_then(Value::as_str)
@@ -141,13 +139,13 @@ pub async fn symbol_info(state: &State, project: &Project, args: Value) -> Answe
     ))
 }
 
-pub async fn definition(state: &State, project: &Project, args: Value) -> Answer {
-    let (_, found) = at_position(state, project, "find_definition", "definition", args).await?;
+pub async fn definition(state: &State, project: &Project, args: PositionArgs) -> Answer {
+    let (_, found) = at_position(state, project, "definition", args).await?;
     locations(state, project, &found).await
 }
 
-pub async fn references(state: &State, project: &Project, args: Value) -> Answer {
-    let (_, found) = at_position(state, project, "find_references", "references", args).await?;
+pub async fn references(state: &State, project: &Project, args: PositionArgs) -> Answer {
+    let (_, found) = at_position(state, project, "references", args).await?;
     locations(state, project, &found).await
 }
 
@@ -160,11 +158,7 @@ fn utf16(position: &Position, texts: &line_text::LineTexts) -> u64 {
 
 /// The servers' locations, each once, in order, as 1-based ones relative
 /// to the root with their line's text.
-pub(in crate::mcp_tools) async fn locations(
-    state: &State,
-    project: &Project,
-    found: &Value,
-) -> Answer {
+pub(crate) async fn locations(state: &State, project: &Project, found: &Value) -> Answer {
     let mut found = lsp_answers::locations(found);
     let cut = line_text::keep_files(&mut found, |p| &p.path);
     let wanted = line_text::rows(found.iter().map(|p| (p.path.as_str(), p.line)));
@@ -211,8 +205,7 @@ pub(in crate::mcp_tools) async fn locations(
     Ok((text, json!({"locations": list, "limitReached": cut})))
 }
 
-pub async fn document_symbols(state: &State, project: &Project, args: Value) -> Answer {
-    let args: FileArgs = arguments("get_document_symbols", args)?;
+pub async fn document_symbols(state: &State, project: &Project, args: FileArgs) -> Answer {
     let path = project.resolve(&args.file_path)?;
     let relative = project.relative(&path);
     let answer = ask(state, "symbols", &path, 0, 0).await?;

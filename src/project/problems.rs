@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::lsp_answers::{Encoding, utf16_column};
 use super::workspace_problems::{self, PULL_TIMEOUT};
-use super::{Answer, Failure, Project, arguments, line_text, lsp};
+use super::{Answer, Failure, Project, line_text, lsp};
 use crate::diagnostics::kept::{Columns, Pulled, Report};
 use crate::nvim::seam::LspQuery;
 use crate::state::State;
@@ -24,7 +24,7 @@ const FIRST_DIAGNOSTICS: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct FileArgs {
+pub struct FileArgs {
     file_path: String,
     #[serde(default = "yes")]
     errors_only: bool,
@@ -34,8 +34,7 @@ fn yes() -> bool {
     true
 }
 
-pub async fn file_problems(state: &State, project: &Project, args: Value) -> Answer {
-    let args: FileArgs = arguments("get_file_problems", args)?;
+pub async fn file_problems(state: &State, project: &Project, args: FileArgs) -> Answer {
     let found = of_file(state, project, &args.file_path, args.errors_only).await?;
     Ok((found.text(), found.structured()))
 }
@@ -131,7 +130,7 @@ fn list(value: &Value) -> impl Iterator<Item = &Value> {
     value.as_array().into_iter().flatten()
 }
 
-pub async fn project_problems(state: &State, project: &Project, _args: Value) -> Answer {
+pub async fn project_problems(state: &State, project: &Project) -> Answer {
     let pulled = workspace_problems::pull(state).await;
     let reports = state.diagnostics.everywhere().await;
     let project_copy = project.clone();

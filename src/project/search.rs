@@ -14,7 +14,7 @@ use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Failure, Project, arguments};
+use super::{Answer, Failure, Project};
 
 /// Default and largest time limit of a walk, in milliseconds.
 const DEFAULT_TIMEOUT_MS: u64 = 5_000;
@@ -27,11 +27,11 @@ const MAX_SEARCHED_BYTES: u64 = 8 << 20;
 /// A matching line longer than this is cut in the result.
 const MAX_LINE_CHARS: usize = 500;
 
-pub(in crate::mcp_tools) fn timeout_schema() -> Value {
+pub(crate) fn timeout_schema() -> Value {
     json!({"type": "integer", "minimum": 1, "description": "Time limit in milliseconds (default 5000, at most 30000)"})
 }
 
-pub(in crate::mcp_tools) fn search_properties(what: &str, description: &str) -> Value {
+pub(crate) fn search_properties(what: &str, description: &str) -> Value {
     json!({
         what: {"type": "string", "description": description},
         "directoryToSearch": {"type": "string", "description": "Search only this directory, relative to the project root"},
@@ -205,7 +205,7 @@ fn files_answer(files: Vec<String>, cut: Cut, limit: usize, timeout: Duration) -
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GlobArgs {
+pub struct GlobArgs {
     glob_pattern: String,
     sub_directory_relative_path: Option<String>,
     #[serde(default)]
@@ -214,8 +214,7 @@ struct GlobArgs {
     timeout: Option<u64>,
 }
 
-pub async fn by_glob(project: &Project, args: Value) -> Answer {
-    let args: GlobArgs = arguments("find_files_by_glob", args)?;
+pub async fn by_glob(project: &Project, args: GlobArgs) -> Answer {
     let glob = PathGlob::new(&args.glob_pattern)?;
     let dir = directory(project, args.sub_directory_relative_path.as_deref())?;
     let root = PathBuf::from(&project.root);
@@ -232,14 +231,13 @@ pub async fn by_glob(project: &Project, args: Value) -> Answer {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct KeywordArgs {
+pub struct KeywordArgs {
     name_keyword: String,
     file_count_limit: Option<usize>,
     timeout: Option<u64>,
 }
 
-pub async fn by_name_keyword(project: &Project, args: Value) -> Answer {
-    let args: KeywordArgs = arguments("find_files_by_name_keyword", args)?;
+pub async fn by_name_keyword(project: &Project, args: KeywordArgs) -> Answer {
     if args.name_keyword.is_empty() {
         return Err(Failure("nameKeyword must not be empty".into()));
     }
@@ -258,7 +256,7 @@ pub async fn by_name_keyword(project: &Project, args: Value) -> Answer {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct SearchArgs {
+pub struct SearchArgs {
     search_text: Option<String>,
     regex_pattern: Option<String>,
     directory_to_search: Option<String>,
@@ -282,13 +280,12 @@ struct Usage {
 }
 
 /// `search_in_files_by_text` (`regex` false) or `…_by_regex`.
-pub async fn in_files(project: &Project, args: Value, regex: bool) -> Answer {
+pub async fn in_files(project: &Project, args: SearchArgs, regex: bool) -> Answer {
     let tool = if regex {
         "search_in_files_by_regex"
     } else {
         "search_in_files_by_text"
     };
-    let args: SearchArgs = arguments(tool, args)?;
     let pattern = if regex {
         args.regex_pattern
             .ok_or_else(|| Failure(format!("{tool}: missing field `regexPattern`")))?
@@ -389,7 +386,7 @@ fn search(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct TreeArgs {
+pub struct TreeArgs {
     directory_path: String,
     #[serde(default = "default_depth")]
     max_depth: usize,
@@ -403,8 +400,7 @@ fn default_depth() -> usize {
 /// Most entries a tree shows.
 const MAX_TREE_ENTRIES: usize = 5_000;
 
-pub async fn tree(project: &Project, args: Value) -> Answer {
-    let args: TreeArgs = arguments("list_directory_tree", args)?;
+pub async fn tree(project: &Project, args: TreeArgs) -> Answer {
     let dir = directory(project, Some(&args.directory_path))?;
     let root = PathBuf::from(&project.root);
     let shown = relative(&root, &dir);

@@ -5,20 +5,19 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Answer, Failure, Project, arguments, lsp, lsp_answers};
+use super::{Answer, Failure, Project, lsp, lsp_answers};
 use crate::nvim::seam::{LspQuery, LuaCall, OpenEditor};
 use crate::state::State;
 
 const DEFAULT_LIMIT: usize = 50;
 
 #[derive(Debug, Deserialize)]
-struct Args {
+pub struct Args {
     q: String,
     limit: Option<usize>,
 }
 
-pub async fn search(state: &State, project: &Project, args: Value) -> Answer {
-    let args: Args = arguments("search_symbol", args)?;
+pub async fn search(state: &State, project: &Project, args: Args) -> Answer {
     let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
     let query = LspQuery {
         id: 0,

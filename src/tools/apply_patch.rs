@@ -6,38 +6,53 @@
 //! reaches outside the project.
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::Tool;
-use crate::mcp_tools::edits::current::Current;
-use crate::mcp_tools::edits::patch;
-use crate::mcp_tools::edits::{Change, propose};
-use crate::mcp_tools::{Answer, Failure, Project, arguments};
+use async_trait::async_trait;
+
+use super::{Call, Outcome, Spec, Tool, answered, object};
+use crate::project::edits::current::Current;
+use crate::project::edits::patch;
+use crate::project::edits::{Change, propose};
+use crate::project::{Answer, Failure, Project};
 use crate::state::State;
 
 /// At most this many files per patch.
 const MAX_FILES: usize = 100;
 
-pub const TOOL: Tool = Tool {
-    name: "apply_patch",
-    description: "Apply a unified diff (as `diff -u` or `git diff` print it; paths relative to the project root, `a/` and `b/` prefixes allowed) to one or more project files, Neovim's buffers included. Each changed file is shown to the person as a diff to accept or reject (unless approval is off); the result lists the files applied and declined (isError unless all were applied). A patch that does not apply is refused, naming the hunk and the line that differs; nothing is changed then. New files (`--- /dev/null`) are created; deleting or renaming files is not supported.",
-    properties: || {
-        json!({
-            "patch": {"type": "string", "description": "The unified diff"},
-        })
-    },
-    required: &["patch"],
-    waits_for_the_person: true,
-    run: |state, project, args| Box::pin(run(state, project, args)),
-};
+pub struct ApplyPatch;
+
+#[async_trait]
+impl Tool for ApplyPatch {
+    type Args = Args;
+
+    const SPEC: Spec = Spec {
+        name: "apply_patch",
+        description: "Apply a unified diff (as `diff -u` or `git diff` print it; paths relative to the project root, `a/` and `b/` prefixes allowed) to one or more project files, Neovim's buffers included. Each changed file is shown to the person as a diff to accept or reject (unless approval is off); the result lists the files applied and declined (isError unless all were applied). A patch that does not apply is refused, naming the hunk and the line that differs; nothing is changed then. New files (`--- /dev/null`) are created; deleting or renaming files is not supported.",
+        schema: || {
+            object(
+                json!({
+                    "patch": {"type": "string", "description": "The unified diff"},
+                }),
+                &["patch"],
+            )
+        },
+        waits_for_the_person: true,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(run(state, project, args).await)
+    }
+}
 
 #[derive(Debug, Deserialize)]
-struct Args {
+pub struct Args {
     patch: String,
 }
 
-async fn run(state: &State, project: &Project, args: Value) -> Answer {
-    let args: Args = arguments("apply_patch", args)?;
+async fn run(state: &State, project: &Project, args: Args) -> Answer {
     let files = patch::parse(&args.patch).map_err(Failure)?;
     if files.len() > MAX_FILES {
         return Err(Failure(format!(

@@ -4,40 +4,32 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{Call, Tool, FilePathArgs, ToolError, ToolSpec, arguments, file_path_schema, json_text, workspace};
+use super::{Call, FilePathArgs, Outcome, Spec, Tool, file_path_schema, json_text};
 use crate::confine::links;
 use crate::nvim::seam::{DocumentState, LuaCall};
-use crate::client::ClientId;
+use crate::project::workspace::workspace;
 use crate::state::State;
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "checkDocumentDirty",
-    description: "Whether the buffer of a file has unsaved changes.",
-    schema: file_path_schema,
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: false,
-    parse: |args| Ok(Box::new(parse(args)?)),
-};
+pub struct CheckDocumentDirty;
 
 #[async_trait]
-impl Call for Args {
-    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
-        run(state, *self).await
+impl Tool for CheckDocumentDirty {
+    type Args = FilePathArgs;
+
+    const SPEC: Spec = Spec {
+        name: "checkDocumentDirty",
+        description: "Whether the buffer of a file has unsaved changes.",
+        schema: file_path_schema,
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, args: FilePathArgs) -> Outcome {
+        Ok(run(call.state, args).await)
     }
 }
 
-/// The file asked about.
-#[derive(Debug)]
-pub struct Args(FilePathArgs);
-
-pub fn parse(args: Value) -> Result<Args, ToolError> {
-    arguments("checkDocumentDirty", args).map(Args)
-}
-
-pub async fn run(state: &State, Args(args): Args) -> Value {
+pub async fn run(state: &State, args: FilePathArgs) -> Value {
     let fail = |path: &str, message: String| {
         json_text(json!({"success": false, "filePath": path, "message": message}))
     };

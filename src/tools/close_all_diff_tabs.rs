@@ -4,31 +4,27 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{Call, Tool, ToolSpec, text_content};
+use super::{Call, NoArgs, Outcome, Spec, Tool, text_content};
 use crate::client::ClientId;
 use crate::diff::pending::DiffOutcome;
 use crate::state::State;
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "closeAllDiffTabs",
-    description: "Close every diff tab this agent opened.",
-    schema: || json!({"type": "object", "properties": {}}),
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: false,
-    parse: |_| Ok(Box::new(Args)),
-};
-
-/// The tool takes no arguments.
-#[derive(Debug)]
-pub struct Args;
+pub struct CloseAllDiffTabs;
 
 #[async_trait]
-impl Call for Args {
-    async fn run(self: Box<Self>, state: &State, client: ClientId) -> Value {
-        run(state, client)
+impl Tool for CloseAllDiffTabs {
+    type Args = NoArgs;
+
+    const SPEC: Spec = Spec {
+        name: "closeAllDiffTabs",
+        description: "Close every diff tab this agent opened.",
+        schema: || json!({"type": "object", "properties": {}}),
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, _args: NoArgs) -> Outcome {
+        Ok(run(call.state, call.client()?))
     }
 }
 

@@ -6,43 +6,39 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Call, Tool, ToolError, ToolSpec, arguments, text_content};
+use super::{Call, Outcome, Spec, Tool, text_content};
 use crate::client::ClientId;
 use crate::diff::pending::DiffOutcome;
 use crate::state::State;
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "close_tab",
-    description: "Close the diff tab with this name if it is still open.",
-    schema: || {
-        json!({
-            "type": "object",
-            "properties": {"tab_name": {"type": "string", "description": "tab_name given to openDiff"}},
-            "required": ["tab_name"],
-        })
-    },
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: false,
-    parse: |args| Ok(Box::new(parse(args)?)),
-};
+pub struct CloseTab;
 
 #[async_trait]
-impl Call for Args {
-    async fn run(self: Box<Self>, state: &State, client: ClientId) -> Value {
-        run(state, client, *self)
+impl Tool for CloseTab {
+    type Args = Args;
+
+    const SPEC: Spec = Spec {
+        name: "close_tab",
+        description: "Close the diff tab with this name if it is still open.",
+        schema: || {
+            json!({
+                "type": "object",
+                "properties": {"tab_name": {"type": "string", "description": "tab_name given to openDiff"}},
+                "required": ["tab_name"],
+            })
+        },
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, args: Args) -> Outcome {
+        Ok(run(call.state, call.client()?, args))
     }
 }
 
 #[derive(Debug, Deserialize)]
 pub struct Args {
     tab_name: String,
-}
-
-pub fn parse(args: Value) -> Result<Args, ToolError> {
-    arguments("close_tab", args)
 }
 
 pub fn run(state: &State, client: ClientId, args: Args) -> Value {

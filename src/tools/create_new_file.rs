@@ -4,19 +4,35 @@
 
 use serde_json::json;
 
-use super::Tool;
+use async_trait::async_trait;
 
-pub const TOOL: Tool = Tool {
-    name: "create_new_file",
-    description: "Create a project file with the given text (directories included, once the person approved it). Refused when the file exists unless overwrite is true.",
-    properties: || {
-        json!({
-            "pathInProject": {"type": "string", "description": "Path relative to the project root"},
-            "text": {"type": "string", "description": "The file's contents (default empty)"},
-            "overwrite": {"type": "boolean", "description": "Replace an existing file (default false)"},
-        })
-    },
-    required: &["pathInProject"],
-    waits_for_the_person: true,
-    run: |state, project, args| Box::pin(super::super::edits::text::create_file(state, project, args)),
-};
+use super::{Call, Outcome, Spec, Tool, answered, object};
+
+pub struct CreateNewFile;
+
+#[async_trait]
+impl Tool for CreateNewFile {
+    type Args = crate::project::edits::text::CreateArgs;
+
+    const SPEC: Spec = Spec {
+        name: "create_new_file",
+        description: "Create a project file with the given text (directories included, once the person approved it). Refused when the file exists unless overwrite is true.",
+        schema: || {
+            object(
+                json!({
+                    "pathInProject": {"type": "string", "description": "Path relative to the project root"},
+                    "text": {"type": "string", "description": "The file's contents (default empty)"},
+                    "overwrite": {"type": "boolean", "description": "Replace an existing file (default false)"},
+                }),
+                &["pathInProject"],
+            )
+        },
+        waits_for_the_person: true,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(crate::project::edits::text::create_file(state, project, args).await)
+    }
+}

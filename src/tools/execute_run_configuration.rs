@@ -4,38 +4,53 @@
 //! output (and, for `make`, the quickfix list it filled). Declined: isError.
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::Tool;
-use crate::mcp_tools::run::{Run, execute};
-use crate::mcp_tools::{Answer, Project, arguments};
+use async_trait::async_trait;
+
+use super::{Call, Outcome, Spec, Tool, answered, object};
+use crate::project::run::{Run, execute};
+use crate::project::{Answer, Project};
 use crate::state::State;
 
-pub const TOOL: Tool = Tool {
-    name: "execute_run_configuration",
-    description: "Run one of get_run_configurations by name. The person is asked first, seeing the exact command (declined: isError); it runs in a terminal window in Neovim. Returns its exit code and last lines of output; `make` also fills Neovim's quickfix list from its output, and the entries are returned.",
-    properties: || {
-        json!({
-            "name": {"type": "string", "description": "A name get_run_configurations listed"},
-            "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds to wait for it to finish once it started (default 120000, at most 600000); it keeps running after"},
-            "maxLinesCount": {"type": "integer", "minimum": 1, "description": "Last lines of output returned (default 200)"},
-        })
-    },
-    required: &["name"],
-    waits_for_the_person: true,
-    run: |state, project, args| Box::pin(run(state, project, args)),
-};
+pub struct ExecuteRunConfiguration;
+
+#[async_trait]
+impl Tool for ExecuteRunConfiguration {
+    type Args = Args;
+
+    const SPEC: Spec = Spec {
+        name: "execute_run_configuration",
+        description: "Run one of get_run_configurations by name. The person is asked first, seeing the exact command (declined: isError); it runs in a terminal window in Neovim. Returns its exit code and last lines of output; `make` also fills Neovim's quickfix list from its output, and the entries are returned.",
+        schema: || {
+            object(
+                json!({
+                    "name": {"type": "string", "description": "A name get_run_configurations listed"},
+                    "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds to wait for it to finish once it started (default 120000, at most 600000); it keeps running after"},
+                    "maxLinesCount": {"type": "integer", "minimum": 1, "description": "Last lines of output returned (default 200)"},
+                }),
+                &["name"],
+            )
+        },
+        waits_for_the_person: true,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(run(state, project, args).await)
+    }
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Args {
+pub struct Args {
     name: String,
     timeout: Option<u64>,
     max_lines_count: Option<u64>,
 }
 
-async fn run(state: &State, project: &Project, args: Value) -> Answer {
-    let args: Args = arguments("execute_run_configuration", args)?;
+async fn run(state: &State, project: &Project, args: Args) -> Answer {
     let run = Run {
         name: Some(args.name),
         command: None,

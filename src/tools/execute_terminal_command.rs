@@ -5,38 +5,53 @@
 //! `mcp.terminal_commands = false` takes the tool away.
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::Tool;
-use crate::mcp_tools::run::{Run, execute};
-use crate::mcp_tools::{Answer, Failure, Project, arguments};
+use async_trait::async_trait;
+
+use super::{Call, Outcome, Spec, Tool, answered, object};
+use crate::project::run::{Run, execute};
+use crate::project::{Answer, Failure, Project};
 use crate::state::State;
 
-pub const TOOL: Tool = Tool {
-    name: "execute_terminal_command",
-    description: "Run a shell command in the project root, in a terminal window in Neovim. The person is asked first, seeing the exact command (declined: isError). Returns its exit code and last lines of output; one still running after the timeout keeps running in the terminal and the output so far is returned.",
-    properties: || {
-        json!({
-            "command": {"type": "string", "description": "The shell command ('shell' runs it)"},
-            "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds to wait for it to finish once it started (default 120000, at most 600000)"},
-            "maxLinesCount": {"type": "integer", "minimum": 1, "description": "Last lines of output returned (default 200)"},
-        })
-    },
-    required: &["command"],
-    waits_for_the_person: true,
-    run: |state, project, args| Box::pin(run(state, project, args)),
-};
+pub struct ExecuteTerminalCommand;
+
+#[async_trait]
+impl Tool for ExecuteTerminalCommand {
+    type Args = Args;
+
+    const SPEC: Spec = Spec {
+        name: "execute_terminal_command",
+        description: "Run a shell command in the project root, in a terminal window in Neovim. The person is asked first, seeing the exact command (declined: isError). Returns its exit code and last lines of output; one still running after the timeout keeps running in the terminal and the output so far is returned.",
+        schema: || {
+            object(
+                json!({
+                    "command": {"type": "string", "description": "The shell command ('shell' runs it)"},
+                    "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds to wait for it to finish once it started (default 120000, at most 600000)"},
+                    "maxLinesCount": {"type": "integer", "minimum": 1, "description": "Last lines of output returned (default 200)"},
+                }),
+                &["command"],
+            )
+        },
+        waits_for_the_person: true,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(run(state, project, args).await)
+    }
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Args {
+pub struct Args {
     command: String,
     timeout: Option<u64>,
     max_lines_count: Option<u64>,
 }
 
-async fn run(state: &State, project: &Project, args: Value) -> Answer {
-    let args: Args = arguments("execute_terminal_command", args)?;
+async fn run(state: &State, project: &Project, args: Args) -> Answer {
     if args.command.trim().is_empty() {
         return Err(Failure("command must not be empty".into()));
     }

@@ -5,22 +5,38 @@
 
 use serde_json::json;
 
-use super::Tool;
-use super::super::search::timeout_schema;
+use async_trait::async_trait;
 
-pub const TOOL: Tool = Tool {
-    name: "find_files_by_glob",
-    description: "Project files whose path relative to the project root matches a glob (`src/**/*.rs`; a pattern without `/` matches file names at any depth). Files ignored by .gitignore are left out unless addExcluded.",
-    properties: || {
-        json!({
-            "globPattern": {"type": "string", "description": "Glob relative to the project root"},
-            "subDirectoryRelativePath": {"type": "string", "description": "Search only this directory, relative to the project root"},
-            "addExcluded": {"type": "boolean", "description": "Also files ignored by .gitignore (default false)"},
-            "fileCountLimit": {"type": "integer", "minimum": 1, "description": "Most files returned (default 1000)"},
-            "timeout": timeout_schema(),
-        })
-    },
-    required: &["globPattern"],
-    waits_for_the_person: false,
-    run: |_state, project, args| Box::pin(super::super::search::by_glob(project, args)),
-};
+use super::{Call, Outcome, Spec, Tool, answered, object};
+use crate::project::search::timeout_schema;
+
+pub struct FindFilesByGlob;
+
+#[async_trait]
+impl Tool for FindFilesByGlob {
+    type Args = crate::project::search::GlobArgs;
+
+    const SPEC: Spec = Spec {
+        name: "find_files_by_glob",
+        description: "Project files whose path relative to the project root matches a glob (`src/**/*.rs`; a pattern without `/` matches file names at any depth). Files ignored by .gitignore are left out unless addExcluded.",
+        schema: || {
+            object(
+                json!({
+                    "globPattern": {"type": "string", "description": "Glob relative to the project root"},
+                    "subDirectoryRelativePath": {"type": "string", "description": "Search only this directory, relative to the project root"},
+                    "addExcluded": {"type": "boolean", "description": "Also files ignored by .gitignore (default false)"},
+                    "fileCountLimit": {"type": "integer", "minimum": 1, "description": "Most files returned (default 1000)"},
+                    "timeout": timeout_schema(),
+                }),
+                &["globPattern"],
+            )
+        },
+        waits_for_the_person: false,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let project = call.project()?;
+        answered(crate::project::search::by_glob(project, args).await)
+    }
+}

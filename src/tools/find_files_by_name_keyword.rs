@@ -4,20 +4,36 @@
 
 use serde_json::json;
 
-use super::Tool;
-use super::super::search::timeout_schema;
+use async_trait::async_trait;
 
-pub const TOOL: Tool = Tool {
-    name: "find_files_by_name_keyword",
-    description: "Project files whose name contains a keyword (case-insensitive), relative to the project root; .gitignore honoured.",
-    properties: || {
-        json!({
-            "nameKeyword": {"type": "string", "description": "Part of the file name"},
-            "fileCountLimit": {"type": "integer", "minimum": 1, "description": "Most files returned (default 1000)"},
-            "timeout": timeout_schema(),
-        })
-    },
-    required: &["nameKeyword"],
-    waits_for_the_person: false,
-    run: |_state, project, args| Box::pin(super::super::search::by_name_keyword(project, args)),
-};
+use super::{Call, Outcome, Spec, Tool, answered, object};
+use crate::project::search::timeout_schema;
+
+pub struct FindFilesByNameKeyword;
+
+#[async_trait]
+impl Tool for FindFilesByNameKeyword {
+    type Args = crate::project::search::KeywordArgs;
+
+    const SPEC: Spec = Spec {
+        name: "find_files_by_name_keyword",
+        description: "Project files whose name contains a keyword (case-insensitive), relative to the project root; .gitignore honoured.",
+        schema: || {
+            object(
+                json!({
+                    "nameKeyword": {"type": "string", "description": "Part of the file name"},
+                    "fileCountLimit": {"type": "integer", "minimum": 1, "description": "Most files returned (default 1000)"},
+                    "timeout": timeout_schema(),
+                }),
+                &["nameKeyword"],
+            )
+        },
+        waits_for_the_person: false,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let project = call.project()?;
+        answered(crate::project::search::by_name_keyword(project, args).await)
+    }
+}

@@ -3,33 +3,49 @@
 //! language server; bounded in depth and count.
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::Tool;
-use crate::mcp_tools::hierarchy::{MAX_DEPTH, Walk, walk};
-use crate::mcp_tools::{Answer, Failure, Project, arguments};
+use async_trait::async_trait;
+
+use super::{Call, Outcome, Spec, Tool, answered, object};
+use crate::project::hierarchy::{MAX_DEPTH, Walk, walk};
+use crate::project::{Answer, Failure, Project};
 use crate::state::State;
 
-pub const TOOL: Tool = Tool {
-    name: "get_call_hierarchy",
-    description: "Callers (direction \"incoming\") or callees (\"outgoing\") of the function or method at a 1-based line and column, from the language server, as a tree: items {name, kind, detail?, filePath, line, column, lineText, children}, 1-based (UTF-16 columns), depth levels deep (default 1, at most 3), at most 100 items.",
-    properties: || {
-        json!({
-            "filePath": {"type": "string", "description": "Path relative to the project root"},
-            "line": {"type": "integer", "minimum": 1, "description": "1-based line"},
-            "column": {"type": "integer", "minimum": 1, "description": "1-based column, in UTF-16 code units"},
-            "direction": {"type": "string", "enum": ["incoming", "outgoing"], "description": "incoming: who calls it; outgoing: what it calls"},
-            "depth": {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "description": "Levels below the symbol (default 1, at most 3)"},
-        })
-    },
-    required: &["filePath", "line", "column", "direction"],
-    waits_for_the_person: false,
-    run: |state, project, args| Box::pin(run(state, project, args)),
-};
+pub struct GetCallHierarchy;
+
+#[async_trait]
+impl Tool for GetCallHierarchy {
+    type Args = Args;
+
+    const SPEC: Spec = Spec {
+        name: "get_call_hierarchy",
+        description: "Callers (direction \"incoming\") or callees (\"outgoing\") of the function or method at a 1-based line and column, from the language server, as a tree: items {name, kind, detail?, filePath, line, column, lineText, children}, 1-based (UTF-16 columns), depth levels deep (default 1, at most 3), at most 100 items.",
+        schema: || {
+            object(
+                json!({
+                    "filePath": {"type": "string", "description": "Path relative to the project root"},
+                    "line": {"type": "integer", "minimum": 1, "description": "1-based line"},
+                    "column": {"type": "integer", "minimum": 1, "description": "1-based column, in UTF-16 code units"},
+                    "direction": {"type": "string", "enum": ["incoming", "outgoing"], "description": "incoming: who calls it; outgoing: what it calls"},
+                    "depth": {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "description": "Levels below the symbol (default 1, at most 3)"},
+                }),
+                &["filePath", "line", "column", "direction"],
+            )
+        },
+        waits_for_the_person: false,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(run(state, project, args).await)
+    }
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Args {
+pub struct Args {
     file_path: String,
     line: u64,
     column: u64,
@@ -42,8 +58,7 @@ fn one() -> u64 {
     1
 }
 
-async fn run(state: &State, project: &Project, args: Value) -> Answer {
-    let args: Args = arguments("get_call_hierarchy", args)?;
+async fn run(state: &State, project: &Project, args: Args) -> Answer {
     let step = match args.direction.as_str() {
         "incoming" => "incoming_calls",
         "outgoing" => "outgoing_calls",
@@ -57,7 +72,10 @@ async fn run(state: &State, project: &Project, args: Value) -> Answer {
     walk(
         state,
         project,
-        Walk { prepare: "call_hierarchy", step },
+        Walk {
+            prepare: "call_hierarchy",
+            step,
+        },
         path,
         args.line.max(1) - 1,
         args.column.max(1) - 1,
@@ -65,4 +83,3 @@ async fn run(state: &State, project: &Project, args: Value) -> Answer {
     )
     .await
 }
-

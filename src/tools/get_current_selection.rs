@@ -4,32 +4,27 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{Call, Tool, ToolSpec, json_text};
+use super::{Call, NoArgs, Outcome, Spec, Tool, json_text};
 use crate::nvim::seam::LuaCall;
 use crate::selection::Positions;
-use crate::client::ClientId;
 use crate::state::State;
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "getCurrentSelection",
-    description: "The selected text (or cursor) of Neovim's current window, if it shows a file.",
-    schema: || json!({"type": "object", "properties": {}}),
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: false,
-    parse: |_| Ok(Box::new(Args)),
-};
-
-/// The tool takes no arguments.
-#[derive(Debug)]
-pub struct Args;
+pub struct GetCurrentSelection;
 
 #[async_trait]
-impl Call for Args {
-    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
-        run(state).await
+impl Tool for GetCurrentSelection {
+    type Args = NoArgs;
+
+    const SPEC: Spec = Spec {
+        name: "getCurrentSelection",
+        description: "The selected text (or cursor) of Neovim's current window, if it shows a file.",
+        schema: || json!({"type": "object", "properties": {}}),
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, _args: NoArgs) -> Outcome {
+        Ok(run(call.state).await)
     }
 }
 

@@ -6,41 +6,37 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Call, Tool, ToolError, ToolSpec, arguments, text_content};
+use super::{Call, Outcome, Spec, Tool, text_content};
 use crate::client::{ClientId, ClientKind};
 use crate::state::State;
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "getDiagnostics",
-    description: "Diagnostics (errors, warnings) Neovim knows for one file uri, or for every open buffer.",
-    schema: || {
-        json!({
-            "type": "object",
-            "properties": {"uri": {"type": "string", "description": "file:// uri; omit for all buffers"}},
-        })
-    },
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: false,
-    parse: |args| Ok(Box::new(parse(args)?)),
-};
+pub struct GetDiagnostics;
 
 #[async_trait]
-impl Call for Args {
-    async fn run(self: Box<Self>, state: &State, client: ClientId) -> Value {
-        run(state, client, *self).await
+impl Tool for GetDiagnostics {
+    type Args = Args;
+
+    const SPEC: Spec = Spec {
+        name: "getDiagnostics",
+        description: "Diagnostics (errors, warnings) Neovim knows for one file uri, or for every open buffer.",
+        schema: || {
+            json!({
+                "type": "object",
+                "properties": {"uri": {"type": "string", "description": "file:// uri; omit for all buffers"}},
+            })
+        },
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, args: Args) -> Outcome {
+        Ok(run(call.state, call.client()?, args).await)
     }
 }
 
 #[derive(Debug, Deserialize)]
 pub struct Args {
     uri: Option<String>,
-}
-
-pub fn parse(args: Value) -> Result<Args, ToolError> {
-    arguments("getDiagnostics", args)
 }
 
 /// pi: `{uri: [diagnostic]}`; Claude: `[{uri, diagnostics: [diagnostic]}]`.

@@ -8,36 +8,51 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::Tool;
-use crate::mcp_tools::{Answer, Failure, Project, arguments, git};
+use async_trait::async_trait;
+
+use super::{Call, Outcome, Spec, Tool, answered, object};
+use crate::project::{Answer, Failure, Project, git};
 
 /// A longer diff is cut here, and the answer says so.
 const MAX_DIFF: usize = 256 * 1024;
 
-pub const TOOL: Tool = Tool {
-    name: "get_file_diff",
-    description: "A project file's changes as a unified diff (git; its headers name the file relative to the git root): the file on disk against HEAD, or with staged=true what is staged (the index against HEAD). An untracked file is shown whole as added. Unsaved edits in Neovim are not included.",
-    properties: || {
-        json!({
-            "pathInProject": {"type": "string", "description": "Path relative to the project root"},
-            "staged": {"type": "boolean", "description": "Only what is staged: the index against HEAD (default false: the file on disk against HEAD)"},
-        })
-    },
-    required: &["pathInProject"],
-    waits_for_the_person: false,
-    run: |_state, project, args| Box::pin(run(project, args)),
-};
+pub struct GetFileDiff;
+
+#[async_trait]
+impl Tool for GetFileDiff {
+    type Args = Args;
+
+    const SPEC: Spec = Spec {
+        name: "get_file_diff",
+        description: "A project file's changes as a unified diff (git; its headers name the file relative to the git root): the file on disk against HEAD, or with staged=true what is staged (the index against HEAD). An untracked file is shown whole as added. Unsaved edits in Neovim are not included.",
+        schema: || {
+            object(
+                json!({
+                    "pathInProject": {"type": "string", "description": "Path relative to the project root"},
+                    "staged": {"type": "boolean", "description": "Only what is staged: the index against HEAD (default false: the file on disk against HEAD)"},
+                }),
+                &["pathInProject"],
+            )
+        },
+        waits_for_the_person: false,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let project = call.project()?;
+        answered(run(project, args).await)
+    }
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Args {
+pub struct Args {
     path_in_project: String,
     #[serde(default)]
     staged: bool,
 }
 
-async fn run(project: &Project, args: serde_json::Value) -> Answer {
-    let args: Args = arguments("get_file_diff", args)?;
+async fn run(project: &Project, args: Args) -> Answer {
     let file = project.confine(&args.path_in_project)?;
     let relative = project.relative(&file.path);
     let root = Path::new(&project.root);
@@ -50,12 +65,18 @@ async fn run(project: &Project, args: serde_json::Value) -> Answer {
         .and_then(|p| p.to_str())
         .map(str::to_owned)
     else {
-        return Err(Failure(format!("{relative} is not in the git repository {top}")));
+        return Err(Failure(format!(
+            "{relative} is not in the git repository {top}"
+        )));
     };
     let path = path.as_str();
-    let tracked = git::run(Path::new(&top), &["ls-files", "--error-unmatch", "--", path], 4096)
-        .await?
-        .code
+    let tracked = git::run(
+        Path::new(&top),
+        &["ls-files", "--error-unmatch", "--", path],
+        4096,
+    )
+    .await?
+    .code
         == 0;
     let common = ["--no-color", "--no-ext-diff", "--no-prefix"];
     let out = match (tracked, args.staged) {
@@ -78,7 +99,10 @@ async fn run(project: &Project, args: serde_json::Value) -> Answer {
         && out.code != 0
         && (out.code != 1 || tracked)
     {
-        return Err(Failure(format!("git diff of {relative} failed: {}", out.stderr)));
+        return Err(Failure(format!(
+            "git diff of {relative} failed: {}",
+            out.stderr
+        )));
     }
     let (diff, cut) = out.map_or((String::new(), false), |out| (out.text(), out.cut));
     let mut text = if diff.is_empty() {

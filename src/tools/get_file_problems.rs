@@ -6,18 +6,34 @@
 
 use serde_json::json;
 
-use super::Tool;
+use async_trait::async_trait;
 
-pub const TOOL: Tool = Tool {
-    name: "get_file_problems",
-    description: "Problems (diagnostics from language servers and anything else in vim.diagnostic) of one file, loading it if needed and waiting a few seconds at most for its language servers' first diagnostics; lines and columns are 1-based (columns in UTF-16 code units).",
-    properties: || {
-        json!({
-            "filePath": {"type": "string", "description": "Path relative to the project root"},
-            "errorsOnly": {"type": "boolean", "description": "Only errors, no warnings or hints (default true)"},
-        })
-    },
-    required: &["filePath"],
-    waits_for_the_person: false,
-    run: |state, project, args| Box::pin(super::super::problems::file_problems(state, project, args)),
-};
+use super::{Call, Outcome, Spec, Tool, answered, object};
+
+pub struct GetFileProblems;
+
+#[async_trait]
+impl Tool for GetFileProblems {
+    type Args = crate::project::problems::FileArgs;
+
+    const SPEC: Spec = Spec {
+        name: "get_file_problems",
+        description: "Problems (diagnostics from language servers and anything else in vim.diagnostic) of one file, loading it if needed and waiting a few seconds at most for its language servers' first diagnostics; lines and columns are 1-based (columns in UTF-16 code units).",
+        schema: || {
+            object(
+                json!({
+                    "filePath": {"type": "string", "description": "Path relative to the project root"},
+                    "errorsOnly": {"type": "boolean", "description": "Only errors, no warnings or hints (default true)"},
+                }),
+                &["filePath"],
+            )
+        },
+        waits_for_the_person: false,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(crate::project::problems::file_problems(state, project, args).await)
+    }
+}

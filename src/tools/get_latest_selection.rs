@@ -4,30 +4,25 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{Call, Tool, ToolSpec, get_current_selection};
-use crate::client::ClientId;
+use super::{Call, NoArgs, Outcome, Spec, Tool, get_current_selection};
 use crate::state::State;
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "getLatestSelection",
-    description: "The most recent selection (or cursor) in a file, even while another window is current.",
-    schema: || json!({"type": "object", "properties": {}}),
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: false,
-    parse: |_| Ok(Box::new(Args)),
-};
-
-/// The tool takes no arguments.
-#[derive(Debug)]
-pub struct Args;
+pub struct GetLatestSelection;
 
 #[async_trait]
-impl Call for Args {
-    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
-        run(state).await
+impl Tool for GetLatestSelection {
+    type Args = NoArgs;
+
+    const SPEC: Spec = Spec {
+        name: "getLatestSelection",
+        description: "The most recent selection (or cursor) in a file, even while another window is current.",
+        schema: || json!({"type": "object", "properties": {}}),
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, _args: NoArgs) -> Outcome {
+        Ok(run(call.state).await)
     }
 }
 

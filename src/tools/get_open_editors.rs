@@ -4,32 +4,27 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{Call, Tool, ToolSpec, json_text, language_id};
+use super::{Call, NoArgs, Outcome, Spec, Tool, json_text, language_id};
 use crate::nvim::seam::{LuaCall, OpenEditor};
-use crate::uri::file_url;
-use crate::client::ClientId;
 use crate::state::State;
+use crate::uri::file_url;
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "getOpenEditors",
-    description: "The files open in Neovim (listed buffers): uri, label, language, unsaved changes, which is current.",
-    schema: || json!({"type": "object", "properties": {}}),
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: false,
-    parse: |_| Ok(Box::new(Args)),
-};
-
-/// The tool takes no arguments.
-#[derive(Debug)]
-pub struct Args;
+pub struct GetOpenEditors;
 
 #[async_trait]
-impl Call for Args {
-    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
-        run(state).await
+impl Tool for GetOpenEditors {
+    type Args = NoArgs;
+
+    const SPEC: Spec = Spec {
+        name: "getOpenEditors",
+        description: "The files open in Neovim (listed buffers): uri, label, language, unsaved changes, which is current.",
+        schema: || json!({"type": "object", "properties": {}}),
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, _args: NoArgs) -> Outcome {
+        Ok(run(call.state).await)
     }
 }
 

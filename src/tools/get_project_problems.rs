@@ -5,13 +5,26 @@
 
 use serde_json::json;
 
-use super::Tool;
+use async_trait::async_trait;
 
-pub const TOOL: Tool = Tool {
-    name: "get_project_problems",
-    description: "Problems (diagnostics) of the project's files, per file; lines and columns are 1-based (columns in UTF-16 code units). Covers: files loaded in Neovim, as they are now; files opened and closed since, by the tools or the person (what their language servers last reported, kept until the file changes on disk or a server reports on it again); and what language servers that offer workspace diagnostics (LSP workspace/diagnostic) report for the whole workspace, asked at each call (2 s at most; servers that did not answer are named). Files nobody opened are not checked otherwise: use lint_files or get_file_problems for them.",
-    properties: || json!({}),
-    required: &[],
-    waits_for_the_person: false,
-    run: |state, project, args| Box::pin(super::super::problems::project_problems(state, project, args)),
-};
+use super::{Call, NoArgs, Outcome, Spec, Tool, answered, object};
+
+pub struct GetProjectProblems;
+
+#[async_trait]
+impl Tool for GetProjectProblems {
+    type Args = NoArgs;
+
+    const SPEC: Spec = Spec {
+        name: "get_project_problems",
+        description: "Problems (diagnostics) of the project's files, per file; lines and columns are 1-based (columns in UTF-16 code units). Covers: files loaded in Neovim, as they are now; files opened and closed since, by the tools or the person (what their language servers last reported, kept until the file changes on disk or a server reports on it again); and what language servers that offer workspace diagnostics (LSP workspace/diagnostic) report for the whole workspace, asked at each call (2 s at most; servers that did not answer are named). Files nobody opened are not checked otherwise: use lint_files or get_file_problems for them.",
+        schema: || object(json!({}), &[]),
+        waits_for_the_person: false,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, _args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(crate::project::problems::project_problems(state, project).await)
+    }
+}

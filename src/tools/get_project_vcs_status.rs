@@ -7,28 +7,47 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::Tool;
-use crate::mcp_tools::{Answer, Failure, Project, git};
+use async_trait::async_trait;
+
+use super::{Call, NoArgs, Outcome, Spec, Tool, answered, object};
+use crate::project::{Answer, Failure, Project, git};
 
 /// At most this many files are listed; git's own output is bounded too.
 const MAX_FILES: usize = 1000;
 const MAX_OUTPUT: usize = 4 << 20;
 
-pub const TOOL: Tool = Tool {
-    name: "get_project_vcs_status",
-    description: "The project's git status: branch (upstream, ahead, behind), and the changed files: staged (in the index), unstaged (changed in the work tree), untracked and conflicted, each {filePath, status} with paths relative to the project root. get_file_diff shows one file's changes.",
-    properties: || json!({}),
-    required: &[],
-    waits_for_the_person: false,
-    run: |_state, project, _args| Box::pin(run(project)),
-};
+pub struct GetProjectVcsStatus;
+
+#[async_trait]
+impl Tool for GetProjectVcsStatus {
+    type Args = NoArgs;
+
+    const SPEC: Spec = Spec {
+        name: "get_project_vcs_status",
+        description: "The project's git status: branch (upstream, ahead, behind), and the changed files: staged (in the index), unstaged (changed in the work tree), untracked and conflicted, each {filePath, status} with paths relative to the project root. get_file_diff shows one file's changes.",
+        schema: || object(json!({}), &[]),
+        waits_for_the_person: false,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, _args: Self::Args) -> Outcome {
+        let project = call.project()?;
+        answered(run(project).await)
+    }
+}
 
 async fn run(project: &Project) -> Answer {
     let root = Path::new(&project.root);
     let top = git::top(root).await?;
     let out = git::run(
         root,
-        &["status", "--porcelain=v1", "-z", "--branch", "--untracked-files=all"],
+        &[
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--branch",
+            "--untracked-files=all",
+        ],
         MAX_OUTPUT,
     )
     .await?;
@@ -96,8 +115,14 @@ async fn run(project: &Project) -> Answer {
         }
         text.push(format!("{title}:"));
         for item in list {
-            let status = item["status"].as_str().map(|s| format!("{s}: ")).unwrap_or_default();
-            text.push(format!("  {status}{}", item["filePath"].as_str().unwrap_or_default()));
+            let status = item["status"]
+                .as_str()
+                .map(|s| format!("{s}: "))
+                .unwrap_or_default();
+            text.push(format!(
+                "  {status}{}",
+                item["filePath"].as_str().unwrap_or_default()
+            ));
         }
     }
     if staged.is_empty() && unstaged.is_empty() && untracked.is_empty() && conflicted.is_empty() {
@@ -239,7 +264,10 @@ mod tests {
                 ('U', 'U', "clash.py", None),
             ]
         );
-        assert_eq!(parse("## No commits yet on trunk\0").branch.as_deref(), Some("trunk"));
+        assert_eq!(
+            parse("## No commits yet on trunk\0").branch.as_deref(),
+            Some("trunk")
+        );
         assert_eq!(parse("## HEAD (no branch)\0").branch, None);
         assert_eq!(parse("## dev\0").upstream, None);
     }

@@ -5,31 +5,27 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{Call, Tool, ToolSpec, json_text, workspace};
-use crate::uri::file_url;
-use crate::client::ClientId;
+use super::{Call, NoArgs, Outcome, Spec, Tool, json_text};
+use crate::project::workspace::workspace;
 use crate::state::State;
+use crate::uri::file_url;
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "getWorkspaceFolders",
-    description: "The workspace folder: Neovim's current directory.",
-    schema: || json!({"type": "object", "properties": {}}),
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: false,
-    parse: |_| Ok(Box::new(Args)),
-};
-
-/// The tool takes no arguments.
-#[derive(Debug)]
-pub struct Args;
+pub struct GetWorkspaceFolders;
 
 #[async_trait]
-impl Call for Args {
-    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
-        run(state).await
+impl Tool for GetWorkspaceFolders {
+    type Args = NoArgs;
+
+    const SPEC: Spec = Spec {
+        name: "getWorkspaceFolders",
+        description: "The workspace folder: Neovim's current directory.",
+        schema: || json!({"type": "object", "properties": {}}),
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, _args: NoArgs) -> Outcome {
+        Ok(run(call.state).await)
     }
 }
 

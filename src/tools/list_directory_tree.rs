@@ -3,20 +3,36 @@
 
 use serde_json::json;
 
-use super::Tool;
-use super::super::search::timeout_schema;
+use async_trait::async_trait;
 
-pub const TOOL: Tool = Tool {
-    name: "list_directory_tree",
-    description: "The tree of a project directory, as indented text and as entries {path, type, depth}; .gitignore honoured.",
-    properties: || {
-        json!({
-            "directoryPath": {"type": "string", "description": "Directory relative to the project root (`.` for the root)"},
-            "maxDepth": {"type": "integer", "minimum": 1, "description": "Levels shown below the directory (default 5)"},
-            "timeout": timeout_schema(),
-        })
-    },
-    required: &["directoryPath"],
-    waits_for_the_person: false,
-    run: |_state, project, args| Box::pin(super::super::search::tree(project, args)),
-};
+use super::{Call, Outcome, Spec, Tool, answered, object};
+use crate::project::search::timeout_schema;
+
+pub struct ListDirectoryTree;
+
+#[async_trait]
+impl Tool for ListDirectoryTree {
+    type Args = crate::project::search::TreeArgs;
+
+    const SPEC: Spec = Spec {
+        name: "list_directory_tree",
+        description: "The tree of a project directory, as indented text and as entries {path, type, depth}; .gitignore honoured.",
+        schema: || {
+            object(
+                json!({
+                    "directoryPath": {"type": "string", "description": "Directory relative to the project root (`.` for the root)"},
+                    "maxDepth": {"type": "integer", "minimum": 1, "description": "Levels shown below the directory (default 5)"},
+                    "timeout": timeout_schema(),
+                }),
+                &["directoryPath"],
+            )
+        },
+        waits_for_the_person: false,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let project = call.project()?;
+        answered(crate::project::search::tree(project, args).await)
+    }
+}

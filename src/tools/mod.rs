@@ -1,131 +1,330 @@
-//! MCP tools, one file each, and the registry behind `tools/list` and
-//! `tools/call`. Tools talk to the editor through [`State`], never to sockets.
+//! Every tool, one file each, in one registry. A tool is a type that
+//! implements [`Tool`]: its [`Spec`] (name, description, input schema,
+//! whether it waits for the person, whether it runs on a project), the
+//! type its arguments parse into, and its handler. A transport offers the
+//! tools of a list ([`crate::mcp_ws::TOOLS`], [`crate::mcp_http::TOOLS`],
+//! [`crate::ide_companion::TOOLS`]) and knows nothing else of them: a new
+//! tool is its file, its `pub mod` line here and a line in a list.
+//! Tools talk to the editor through [`State`], never to sockets.
+
+use std::any::Any;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::client::ClientId;
-use crate::confine::{self, Confined, ProjectRoot, links};
-use crate::jsonrpc;
-use crate::nvim::seam::LuaCall;
+use crate::peer::Connection;
+use crate::project::{Answer, Failure, Project};
 use crate::state::State;
 
-/// What `tools/list` says about a tool.
-pub struct ToolSpec {
+/// What `tools/list` says about a tool, and how it is called.
+#[derive(Clone, Copy)]
+pub struct Spec {
     pub name: &'static str,
     pub description: &'static str,
-    /// Builds the JSON Schema of the arguments; `properties` is always an object.
+    /// Builds the JSON Schema of the arguments; `properties` is always an
+    /// object (a project tool's `projectPath` is added by [`input_schema`]).
     pub schema: fn() -> Value,
-}
-
-/// A tool: its spec, whether it waits for the person, and how a call's
-/// arguments become the call to run. Each lives in a file of its own.
-pub struct Tool {
-    pub spec: ToolSpec,
-    /// It shows something the person decides on (`openDiff`).
+    /// It shows something the person decides on, so it may wait long.
     pub waits_for_the_person: bool,
-    /// Checks the arguments without touching the editor.
-    pub parse: fn(Value) -> Result<Box<dyn Call>, ToolError>,
+    /// It runs on the project the call's `projectPath` names.
+    pub in_project: bool,
 }
 
-/// A call whose arguments were checked, ready to run.
+/// A tool: its spec, its arguments' type and its handler.
 #[async_trait]
-pub trait Call: Send + std::fmt::Debug {
-    async fn run(self: Box<Self>, state: &State, client: ClientId) -> Value;
+pub trait Tool: Sync + 'static {
+    /// What the call's `arguments` parse into (`{}` when it has none).
+    type Args: DeserializeOwned + Send + 'static;
+    const SPEC: Spec;
+    /// Whether the person's options offer it.
+    fn offered(_state: &State) -> bool {
+        true
+    }
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome;
 }
 
-/// Declares each tool's module and lists their `TOOL`s, in `tools/list`
-/// order: a file `NAME.rs` holds the tool called NAME (or its camelCase).
-macro_rules! registry {
-    ($($tool:ident,)*) => {
-        $(mod $tool;)*
-        /// Every tool served, in `tools/list` order.
-        pub const TOOLS: &[Tool] = &[$($tool::TOOL,)*];
-    };
-}
+/// A tool's answer: the `CallToolResult` as JSON, or why there is none.
+pub type Outcome = Result<Value, Refusal>;
 
-registry! {
-    open_diff,
-    close_tab,
-    close_all_diff_tabs,
-    get_diagnostics,
-    open_file,
-    get_current_selection,
-    get_latest_selection,
-    get_open_editors,
-    get_workspace_folders,
-    check_document_dirty,
-    save_document,
-}
-
-/// A JSON-RPC error from a tool call.
+/// Why a call has no result.
 #[derive(Debug, PartialEq)]
-pub struct ToolError {
-    pub code: i64,
-    pub message: String,
+pub enum Refusal {
+    /// The arguments do not fit the tool's schema.
+    Arguments(String),
+    /// The tool could not do it (told to the agent as an `isError` result).
+    Failed(String),
 }
 
-impl ToolError {
-    pub fn invalid_params(message: impl Into<String>) -> Self {
-        ToolError {
-            code: jsonrpc::INVALID_PARAMS,
-            message: message.into(),
+impl Refusal {
+    pub fn message(&self) -> &str {
+        match self {
+            Refusal::Arguments(message) | Refusal::Failed(message) => message,
+        }
+    }
+
+    /// The `isError` result that tells the agent.
+    pub fn into_result(self) -> Value {
+        let (Refusal::Arguments(message) | Refusal::Failed(message)) = self;
+        json!({"content": [{"type": "text", "text": message}], "isError": true})
+    }
+}
+
+impl From<Failure> for Refusal {
+    fn from(Failure(message): Failure) -> Self {
+        Refusal::Failed(message)
+    }
+}
+
+/// Who calls, and on what.
+pub struct Call<'a> {
+    pub state: &'a Arc<State>,
+    /// The client, when the transport keeps one per agent.
+    client: Option<ClientId>,
+    /// The project, for a tool [`Spec::in_project`].
+    project: Option<Project>,
+}
+
+impl Call<'_> {
+    pub fn client(&self) -> Result<ClientId, Refusal> {
+        self.client
+            .ok_or_else(|| Refusal::Failed("this tool needs a connected client".into()))
+    }
+
+    pub fn project(&self) -> Result<&Project, Refusal> {
+        self.project
+            .as_ref()
+            .ok_or_else(|| Refusal::Failed("this tool needs a project".into()))
+    }
+}
+
+/// A tool as the transports see it: any [`Tool`], its arguments erased.
+#[async_trait]
+pub trait Offered: Sync {
+    fn spec(&self) -> Spec;
+    fn offered(&self, state: &State) -> bool;
+    /// Parses `arguments` (absent or `null`: `{}`) without touching the editor.
+    fn check(&'static self, arguments: Value) -> Result<Checked, Refusal>;
+    async fn run(&self, call: &Call<'_>, args: Box<dyn Any + Send>) -> Outcome;
+}
+
+#[async_trait]
+impl<T: Tool> Offered for T {
+    fn spec(&self) -> Spec {
+        T::SPEC
+    }
+
+    fn offered(&self, state: &State) -> bool {
+        T::offered(state)
+    }
+
+    fn check(&'static self, arguments: Value) -> Result<Checked, Refusal> {
+        let arguments = match arguments {
+            Value::Null => json!({}),
+            arguments => arguments,
+        };
+        match serde_json::from_value::<T::Args>(arguments) {
+            Ok(args) => Ok(Checked {
+                tool: self,
+                args: Box::new(args),
+            }),
+            Err(error) => Err(Refusal::Arguments(format!("{}: {error}", T::SPEC.name))),
+        }
+    }
+
+    async fn run(&self, call: &Call<'_>, args: Box<dyn Any + Send>) -> Outcome {
+        match args.downcast::<T::Args>() {
+            Ok(args) => T::run(call, *args).await,
+            Err(_) => Err(Refusal::Failed(format!(
+                "{}: arguments of another tool",
+                T::SPEC.name
+            ))),
         }
     }
 }
 
-/// `{"tools": [...]}` as JSON text, built once: it never changes.
-pub fn list_json() -> &'static str {
-    static LIST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    LIST.get_or_init(|| json!({"tools": list()}).to_string())
+/// A call whose tool exists and whose arguments parsed.
+pub struct Checked {
+    tool: &'static dyn Offered,
+    args: Box<dyn Any + Send>,
 }
 
-pub fn list() -> Value {
-    TOOLS
+impl std::fmt::Debug for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checked")
+            .field("tool", &self.tool.spec().name)
+            .finish()
+    }
+}
+
+impl Checked {
+    pub fn spec(&self) -> Spec {
+        self.tool.spec()
+    }
+
+    /// Runs the call for `client` (when the transport has one); a project
+    /// tool was given its project by [`call`].
+    pub async fn run(self, state: &Arc<State>, client: Option<ClientId>) -> Outcome {
+        self.run_on(state, client, None).await
+    }
+
+    async fn run_on(
+        self,
+        state: &Arc<State>,
+        client: Option<ClientId>,
+        project: Option<Project>,
+    ) -> Outcome {
+        let call = Call {
+            state,
+            client,
+            project,
+        };
+        self.tool.run(&call, self.args).await
+    }
+}
+
+/// The caller of a call, as far as the transport knows it.
+#[derive(Clone, Copy, Default)]
+pub struct Caller {
+    pub client: Option<ClientId>,
+    /// The connection it came over: an edit's diffs go back to the agent
+    /// terminal whose process asked.
+    pub connection: Option<Connection>,
+}
+
+/// Calls `tool` with `arguments`: a project tool's project is opened
+/// first (from `projectPath`), then the arguments are parsed and it runs.
+pub async fn call(
+    tool: &'static dyn Offered,
+    state: &Arc<State>,
+    caller: Caller,
+    arguments: Value,
+) -> Outcome {
+    let project = match tool.spec().in_project {
+        true => {
+            let mut project = Project::open(state, &arguments).await?;
+            project.caller = caller.connection;
+            Some(project)
+        }
+        false => None,
+    };
+    tool.check(arguments)?
+        .run_on(state, caller.client, project)
+        .await
+}
+
+/// The tool of `tools` called `name`, if the person's options offer it:
+/// an unknown name is refused, never taken for another tool.
+pub fn find(
+    tools: &[&'static dyn Offered],
+    state: &State,
+    name: &str,
+) -> Option<&'static dyn Offered> {
+    tools
         .iter()
-        .map(|tool| &tool.spec)
-        .map(|spec| json!({"name": spec.name, "description": spec.description, "inputSchema": (spec.schema)()}))
+        .copied()
+        .find(|tool| tool.spec().name == name && tool.offered(state))
+}
+
+/// `{name, description, inputSchema}` of every tool of `tools` offered.
+pub fn list(tools: &[&'static dyn Offered], state: Option<&State>) -> Vec<Value> {
+    tools
+        .iter()
+        .filter(|tool| state.is_none_or(|state| tool.offered(state)))
+        .map(|tool| listed(tool.spec()))
         .collect()
 }
 
-/// A `tools/call` whose tool exists and whose arguments were checked.
-#[derive(Debug)]
-pub struct ToolCall {
-    pub name: &'static str,
-    pub waits_for_the_person: bool,
-    call: Box<dyn Call>,
+/// What `tools/list` says about a tool.
+pub fn listed(spec: Spec) -> Value {
+    json!({"name": spec.name, "description": spec.description, "inputSchema": input_schema(spec)})
 }
 
-/// Checks `tools/call {name, arguments}` without touching the editor.
-pub fn parse_call(params: &Value) -> Result<ToolCall, ToolError> {
-    let Some(name) = params.get("name").and_then(Value::as_str) else {
-        return Err(ToolError::invalid_params(
-            "tools/call needs a string `name`",
-        ));
-    };
-    let arguments = match params.get("arguments") {
-        None | Some(Value::Null) => json!({}),
-        Some(arguments) => arguments.clone(),
-    };
-    // Claude tolerates -32601 for tools an editor lacks.
-    let Some(tool) = TOOLS.iter().find(|tool| tool.spec.name == name) else {
-        return Err(ToolError {
-            code: jsonrpc::METHOD_NOT_FOUND,
-            message: format!("Unknown tool: {name}"),
-        });
-    };
-    Ok(ToolCall {
-        name: tool.spec.name,
-        waits_for_the_person: tool.waits_for_the_person,
-        call: (tool.parse)(arguments)?,
+/// The tool's schema; a project tool's takes `projectPath` too.
+pub fn input_schema(spec: Spec) -> Value {
+    let mut schema = (spec.schema)();
+    if spec.in_project {
+        schema["properties"][PROJECT_PATH] = project_path_schema();
+    }
+    schema
+}
+
+/// The argument every project tool takes: which project the call is about.
+pub const PROJECT_PATH: &str = "projectPath";
+
+/// `projectPath` as every project tool's schema describes it.
+pub fn project_path_schema() -> Value {
+    json!({
+        "type": "string",
+        "description": "Absolute path of the directory relative paths start from (the agent's working directory); it must lie inside one of this Neovim's roots (its cwd, git root or a language server's workspace folder), and paths stay inside the git checkout holding it",
     })
 }
 
-/// Runs a checked tool call.
-pub async fn run(state: &State, client: ClientId, call: ToolCall) -> Value {
-    call.call.run(state, client).await
+/// An object schema with these properties, these required.
+pub fn object(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
 }
+
+/// A project tool's answer as a result: its text, and the same as
+/// `structuredContent`.
+pub fn answered(answer: Answer) -> Outcome {
+    let (text, structured) = answer?;
+    Ok(json!({
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": structured,
+        "isError": false,
+    }))
+}
+
+// Every tool, one file each; the transports list those they offer.
+pub mod apply_code_action;
+pub mod apply_patch;
+pub mod check_document_dirty;
+pub mod close_all_diff_tabs;
+pub mod close_diff;
+pub mod close_tab;
+pub mod create_new_file;
+pub mod execute_run_configuration;
+pub mod execute_terminal_command;
+pub mod find_declaration;
+pub mod find_definition;
+pub mod find_files_by_glob;
+pub mod find_files_by_name_keyword;
+pub mod find_implementations;
+pub mod find_references;
+pub mod find_type_definition;
+pub mod get_all_open_file_paths;
+pub mod get_call_hierarchy;
+pub mod get_code_actions;
+pub mod get_current_selection;
+pub mod get_diagnostics;
+pub mod get_document_symbols;
+pub mod get_file_diff;
+pub mod get_file_problems;
+pub mod get_file_text_by_path;
+pub mod get_latest_selection;
+pub mod get_open_editors;
+pub mod get_project_problems;
+pub mod get_project_vcs_status;
+pub mod get_run_configurations;
+pub mod get_symbol_info;
+pub mod get_type_hierarchy;
+pub mod get_workspace_folders;
+pub mod lint_files;
+pub mod list_directory_tree;
+pub mod open_diff;
+pub mod open_diff_notified;
+pub mod open_file;
+pub mod open_file_in_editor;
+pub mod reformat_file;
+pub mod rename_refactoring;
+pub mod replace_text_in_file;
+pub mod save_document;
+pub mod search_in_files_by_regex;
+pub mod search_in_files_by_text;
+pub mod search_symbol;
 
 /// The arguments of the tools that take one file.
 #[derive(Debug, serde::Deserialize)]
@@ -143,10 +342,8 @@ pub fn file_path_schema() -> Value {
     })
 }
 
-/// Parses a tool's arguments, or says which one is wrong.
-pub fn arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolError> {
-    serde_json::from_value(arguments).map_err(|e| ToolError::invalid_params(format!("{tool}: {e}")))
-}
+/// What a tool without arguments takes: anything.
+pub type NoArgs = serde::de::IgnoredAny;
 
 /// A result made of text content items.
 pub fn text_content<S: AsRef<str>>(texts: &[S]) -> Value {
@@ -163,26 +360,6 @@ pub fn json_text(value: Value) -> Value {
     text_content(&[value.to_string()])
 }
 
-/// Neovim's global cwd, confirmed as a project: the workspace folder
-/// agents' paths are confined to.
-pub async fn workspace(state: &State) -> Result<ProjectRoot, String> {
-    match state.editor.query::<String>(LuaCall::Workspace).await {
-        Ok(Some(cwd)) if !cwd.is_empty() => {
-            ProjectRoot::confirm(&cwd).map_err(|not| format!("Neovim's current directory {not}"))
-        }
-        Ok(_) => Err("Neovim has no current directory".into()),
-        Err(error) => Err(format!("cannot read Neovim's current directory: {error}")),
-    }
-}
-
-/// `given` (absolute, or relative to the workspace folder) if it leads
-/// into the workspace folder, else why not.
-pub fn confine(root: &ProjectRoot, given: &str) -> Result<Confined, String> {
-    let path = links::absolute(root.given(), given);
-    confine::confine(std::slice::from_ref(root), &path, false)
-        .map_err(|escape| escape.explain(&path, &format!("the workspace folder {}", root.given())))
-}
-
 /// The VS Code language id for a Neovim filetype (mostly the same name).
 pub fn language_id(filetype: &str) -> &str {
     match filetype {
@@ -197,13 +374,32 @@ pub fn language_id(filetype: &str) -> &str {
 mod tests {
     use super::*;
 
+    const TRANSPORTS: [&[&dyn Offered]; 3] = [
+        crate::mcp_ws::TOOLS,
+        crate::mcp_http::TOOLS,
+        crate::ide_companion::TOOLS,
+    ];
+
+    fn check(name: &str, arguments: Value) -> Result<Checked, Refusal> {
+        let tool = crate::mcp_ws::TOOLS
+            .iter()
+            .find(|tool| tool.spec().name == name)
+            .unwrap();
+        tool.check(arguments)
+    }
+
     #[test]
     fn the_editor_tools_parse_their_arguments() {
-        let call = parse_call(&json!({"name": "openFile", "arguments": {"filePath": "a"}}));
-        assert_eq!(call.map(|c| c.name).ok(), Some("openFile"));
-        for name in ["openFile", "checkDocumentDirty", "saveDocument"] {
-            let error = parse_call(&json!({"name": name, "arguments": {}})).unwrap_err();
-            assert_eq!(error.code, jsonrpc::INVALID_PARAMS, "{name}");
+        assert!(check("openFile", json!({"filePath": "a"})).is_ok());
+        for name in [
+            "openFile",
+            "checkDocumentDirty",
+            "saveDocument",
+            "close_tab",
+        ] {
+            let error = check(name, json!({})).unwrap_err();
+            assert!(matches!(error, Refusal::Arguments(_)), "{name}");
+            assert!(error.message().starts_with(&format!("{name}: ")), "{name}");
         }
         for name in [
             "getCurrentSelection",
@@ -211,51 +407,49 @@ mod tests {
             "getOpenEditors",
             "getWorkspaceFolders",
         ] {
-            assert!(parse_call(&json!({"name": name})).is_ok(), "{name}");
+            assert!(check(name, Value::Null).is_ok(), "{name}");
+            assert!(check(name, json!({"x": 1})).is_ok(), "{name}");
         }
+        // openDiff's bad arguments are answered DIFF_REJECTED, never refused.
+        assert!(check("openDiff", json!(7)).is_ok());
     }
 
     #[test]
-    fn every_tool_file_is_registered_under_its_own_name_once() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/claude_ide/tools");
-        let mut files: Vec<String> = std::fs::read_dir(dir)
+    fn every_tool_file_is_registered_once_and_names_are_unique_per_kind() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
+        let files: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .map(|entry| entry.unwrap().file_name().into_string().unwrap())
             .filter_map(|name| name.strip_suffix(".rs").map(str::to_owned))
             .filter(|name| name != "mod")
             .collect();
-        files.sort();
-        // `close_tab` is named as is; the others in camelCase.
-        let snake = |name: &str| {
-            name.chars().fold(String::new(), |mut out, c| {
-                if c.is_ascii_uppercase() {
-                    out.push('_');
-                }
-                out.push(c.to_ascii_lowercase());
-                out
+        let mut offered: Vec<(&str, &str)> = TRANSPORTS
+            .iter()
+            .flat_map(|list| {
+                list.iter()
+                    .map(|tool| (tool.spec().name, tool.spec().description))
             })
-        };
-        let mut names: Vec<String> = TOOLS.iter().map(|tool| snake(tool.spec.name)).collect();
-        names.sort();
-        assert_eq!(names, files, "one file per tool, named for it");
-        let mut unique = names.clone();
-        unique.dedup();
-        assert_eq!(unique, names, "each name once");
-    }
-
-    #[test]
-    fn an_unknown_tool_is_method_not_found() {
-        let error = parse_call(&json!({"name": "nope", "arguments": {}})).unwrap_err();
-        assert_eq!(error.code, jsonrpc::METHOD_NOT_FOUND);
-        let error = parse_call(&json!({"arguments": {}})).unwrap_err();
-        assert_eq!(error.code, jsonrpc::INVALID_PARAMS);
+            .collect();
+        offered.sort();
+        offered.dedup();
+        assert_eq!(
+            files.len(),
+            offered.len(),
+            "one file per tool, each offered"
+        );
+        // Two tools share a name (`openDiff`) only on different transports.
+        for list in TRANSPORTS {
+            let mut names: Vec<&str> = list.iter().map(|tool| tool.spec().name).collect();
+            names.sort();
+            let count = names.len();
+            names.dedup();
+            assert_eq!(names.len(), count, "each name once per transport");
+        }
     }
 
     #[test]
     fn every_schema_is_an_object_schema_with_object_properties() {
-        let tools = list();
-        assert_eq!(tools.as_array().unwrap().len(), TOOLS.len());
-        for tool in tools.as_array().unwrap() {
+        for tool in TRANSPORTS.iter().flat_map(|tools| list(tools, None)) {
             let schema = &tool["inputSchema"];
             assert_eq!(schema["type"], "object", "{}", tool["name"]);
             assert!(schema["properties"].is_object(), "{}", tool["name"]);

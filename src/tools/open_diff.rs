@@ -5,43 +5,44 @@
 //! workspace that is no project) is `DIFF_REJECTED`, and the person told.
 
 use async_trait::async_trait;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
 
-use super::{Call, Tool, ToolSpec, confine, text_content, workspace};
+use super::{Call, Outcome, Spec, Tool, text_content};
 use crate::client::ClientId;
 use crate::diff::pending::DiffOutcome;
 use crate::diff::prepare::prepare;
 use crate::nvim::seam::LuaCall;
+use crate::project::workspace::{confine, workspace};
 use crate::state::{DiffTarget, State};
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "openDiff",
-    description: "Show a proposed change as a diff in Neovim and wait until the person accepts or rejects it.",
-    schema: || {
-        json!({
-            "type": "object",
-            "properties": {
-                "old_file_path": {"type": "string", "description": "absolute path of the file on disk"},
-                "new_file_path": {"type": "string", "description": "absolute path the contents are for"},
-                "new_file_contents": {"type": "string", "description": "complete proposed contents"},
-                "tab_name": {"type": "string", "description": "identifies this diff"},
-            },
-            "required": ["old_file_path", "new_file_path", "new_file_contents", "tab_name"],
-        })
-    },
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: true,
-    parse: |args| Ok(Box::new(parse(args))),
-};
+pub struct OpenDiff;
 
 #[async_trait]
-impl Call for Request {
-    async fn run(self: Box<Self>, state: &State, client: ClientId) -> Value {
-        run(state, client, *self).await
+impl Tool for OpenDiff {
+    type Args = Request;
+
+    const SPEC: Spec = Spec {
+        name: "openDiff",
+        description: "Show a proposed change as a diff in Neovim and wait until the person accepts or rejects it.",
+        schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "old_file_path": {"type": "string", "description": "absolute path of the file on disk"},
+                    "new_file_path": {"type": "string", "description": "absolute path the contents are for"},
+                    "new_file_contents": {"type": "string", "description": "complete proposed contents"},
+                    "tab_name": {"type": "string", "description": "identifies this diff"},
+                },
+                "required": ["old_file_path", "new_file_path", "new_file_contents", "tab_name"],
+            })
+        },
+        waits_for_the_person: true,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, request: Request) -> Outcome {
+        Ok(run(call.state, call.client()?, request).await)
     }
 }
 
@@ -54,22 +55,26 @@ pub struct Args {
 }
 
 /// Checked `openDiff` arguments; bad ones still need a `DIFF_REJECTED`
-/// naming the tab, never a JSON-RPC error.
+/// naming the tab, never a JSON-RPC error, so any arguments parse.
 #[derive(Debug)]
 pub struct Request {
     tab_name: String,
     args: Result<Args, String>,
 }
 
-pub fn parse(args: Value) -> Request {
-    let tab_name = args
-        .get("tab_name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let args = serde_json::from_value(args)
-        .map_err(|error| format!("invalid openDiff arguments: {error}"));
-    Request { tab_name, args }
+impl<'de> Deserialize<'de> for Request {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // The proposal's text is moved, not copied.
+        let args = Value::deserialize(deserializer)?;
+        let tab_name = args
+            .get("tab_name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let args = serde_json::from_value(args)
+            .map_err(|error| format!("invalid openDiff arguments: {error}"));
+        Ok(Request { tab_name, args })
+    }
 }
 
 pub async fn run(state: &State, client: ClientId, request: Request) -> Value {

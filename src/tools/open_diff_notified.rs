@@ -1,69 +1,81 @@
-//! `openDiff {filePath, newContent}` shows the same review as pi's and
-//! Claude's and is answered at once; how it ends goes out later as
-//! `ide/diffAccepted {filePath, content}` (their final text, edits
-//! included), `ide/diffRejected {filePath}` (they rejected it) or
-//! `ide/diffClosed {filePath}` (they closed it without deciding; the CLIs
-//! take it as a rejection). Neovim never writes the file: the CLI does.
-//! `closeDiff {filePath, suppressNotification?}` closes it and answers
-//! JSON text `{"content": …}`, the proposal as the person left it, so
-//! their edits reach the disk. With `suppressNotification` (the person
-//! answered in the CLI's own prompt) nothing follows; without it (the CLI
-//! takes its diffs back) `ide/diffClosed {filePath, content}` does.
+//! `openDiff {filePath, newContent}` of the IDE companion protocol shows
+//! the same review as pi's and Claude's and is answered at once; how it
+//! ends goes out later as `ide/diffAccepted {filePath, content}` (their
+//! final text, edits included), `ide/diffRejected {filePath}` (they
+//! rejected it) or `ide/diffClosed {filePath}` (they closed it without
+//! deciding; the CLIs take it as a rejection). Neovim never writes the
+//! file: the CLI does.
 
 use std::sync::Arc;
 
+use async_trait::async_trait;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::text_result;
-use crate::claude_ide::tools::{confine, workspace};
-use crate::client::{ClientId, ClientKind};
+use super::{Call, Outcome, Spec, Tool};
+use crate::client::ClientId;
 use crate::diff::pending::DiffOutcome;
 use crate::diff::prepare::prepare;
 use crate::jsonrpc;
 use crate::nvim::seam::LuaCall;
+use crate::project::workspace::{confine, workspace};
 use crate::state::{DiffTarget, State};
+
+pub struct OpenDiffNotified;
+
+#[async_trait]
+impl Tool for OpenDiffNotified {
+    type Args = OpenArgs;
+
+    const SPEC: Spec = Spec {
+        name: "openDiff",
+        description: "Show a proposed change of a file as a diff in Neovim. Answered at once; how it ends follows as ide/diffAccepted (with the final text), ide/diffRejected or ide/diffClosed (closed without a decision). Neovim never writes the file.",
+        schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "filePath": {"type": "string", "description": "absolute path of the file"},
+                    "newContent": {"type": "string", "description": "the complete proposed text"},
+                },
+                "required": ["filePath", "newContent"],
+            })
+        },
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, args: OpenArgs) -> Outcome {
+        open(call.state, call.client()?, args).await;
+        Ok(json!({"content": []}))
+    }
+}
 
 /// Why a diff ended when the client closed it: `closeDiff` itself says
 /// what follows, the review task nothing.
-const CLOSED_BY_CLIENT: &str = "the agent closed the diff";
+pub const CLOSED_BY_CLIENT: &str = "the agent closed the diff";
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct OpenArgs {
+pub struct OpenArgs {
     file_path: String,
     new_content: String,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CloseArgs {
-    file_path: String,
-    /// Set when the person answered in the CLI's own prompt: the CLI
-    /// resolves the diff itself, and a notification would race it.
-    #[serde(default)]
-    suppress_notification: Option<bool>,
-}
-
-/// `openDiff`: checked, then shown by a task of its own; the answer is empty.
-pub async fn open(state: &Arc<State>, client: ClientId, arguments: Value) -> Value {
+/// Checked, then shown by a task of its own.
+async fn open(state: &Arc<State>, client: ClientId, args: OpenArgs) {
     let OpenArgs {
         file_path,
         new_content,
-    } = match serde_json::from_value(arguments) {
-        Ok(args) => args,
-        Err(error) => return text_result(format!("openDiff: {error}"), true),
-    };
+    } = args;
     if let Err(why) = confined(state, &file_path).await {
         state.editor.push(LuaCall::Refused {
             message: format!("the agent's diff of {file_path} was refused: {why}"),
         });
         tracing::info!("companion openDiff refused: {why}");
         state.clients.send(client, rejected(&file_path));
-        return json!({"content": []});
+        return;
     }
     crate::task::spawn(review(state.clone(), client, file_path, new_content));
-    json!({"content": []})
 }
 
 /// Shows the diff, waits for the decision and tells the client.
@@ -97,7 +109,7 @@ fn rejected(file_path: &str) -> String {
 }
 
 /// `ide/diffClosed`, with the proposal as the person left it when known.
-fn closed(file_path: &str, content: Option<&str>) -> String {
+pub fn closed(file_path: &str, content: Option<&str>) -> String {
     let mut params = json!({"filePath": file_path});
     if let Some(content) = content {
         params["content"] = json!(content);
@@ -109,67 +121,4 @@ fn closed(file_path: &str, content: Option<&str>) -> String {
 async fn confined(state: &State, file_path: &str) -> Result<(), String> {
     let root = workspace(state).await?;
     confine(&root, file_path).map(|_| ())
-}
-
-/// `closeDiff`: the proposal's text as the person left it, then the diff
-/// closes and the person is told what became of their edits.
-pub async fn close(state: &Arc<State>, client: ClientId, arguments: Value) -> Value {
-    let CloseArgs {
-        file_path,
-        suppress_notification,
-    } = match serde_json::from_value(arguments) {
-        Ok(args) => args,
-        Err(error) => return text_result(format!("closeDiff: {error}"), true),
-    };
-    let answered_in_prompt = suppress_notification == Some(true);
-    let Some(id) = state.diffs.find_tab(client, &file_path) else {
-        return text_result(json!({"content": null}).to_string(), false);
-    };
-    let content = match state.editor.query::<String>(LuaCall::DiffText { id }).await {
-        Ok(text) => text,
-        Err(error) => {
-            tracing::warn!("cannot read the proposal of {file_path}: {error}");
-            None
-        }
-    };
-    if let Some(diff) = state.diffs.take(id) {
-        let kind = state.clients.kind(client);
-        let (notice, taken) = notice(kind, answered_in_prompt, content.is_some());
-        state.take_back_diff(diff, notice, taken, DiffOutcome::rejected(CLOSED_BY_CLIENT));
-        if !answered_in_prompt {
-            state
-                .clients
-                .send(client, closed(&file_path, content.as_deref()));
-        }
-    }
-    text_result(json!({"content": content}).to_string(), false)
-}
-
-/// What the person is told when the CLI closed their diff, and whether
-/// their edits went with the answer (else Neovim keeps a copy): Gemini
-/// CLI writes the text `closeDiff` answers when the person accepted in its
-/// prompt; Qwen Code applies its own proposal then; a CLI taking its diffs
-/// back without an answer uses neither.
-fn notice(
-    kind: Option<ClientKind>,
-    answered_in_prompt: bool,
-    answered_text: bool,
-) -> (String, bool) {
-    let name = match kind {
-        Some(ClientKind::Qwen) => "Qwen Code",
-        _ => "Gemini CLI",
-    };
-    match (answered_in_prompt, kind) {
-        (false, _) => (format!("{name} closed the diff"), false),
-        (true, Some(ClientKind::Qwen)) => (
-            format!(
-                "{name} closed the diff (you answered in its prompt; an accept there applies its own proposal)"
-            ),
-            false,
-        ),
-        (true, _) => (
-            format!("{name} closed the diff (you answered in its prompt)"),
-            answered_text,
-        ),
-    }
 }

@@ -8,42 +8,40 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Call, Tool, 
-    ToolError, ToolSpec, arguments, confine, json_text, language_id, text_content, workspace,
-};
-use crate::nvim::seam::{LuaCall, OpenFile, OpenedFile};
-use crate::client::ClientId;
+use super::{Call, Outcome, Spec, Tool, json_text, language_id, text_content};
+use crate::nvim::seam::{self, LuaCall, OpenedFile};
+use crate::project::workspace::{confine, workspace};
 use crate::state::State;
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "openFile",
-    description: "Open a file of the workspace in Neovim, optionally selecting from startText to endText.",
-    schema: || {
-        json!({
-            "type": "object",
-            "properties": {
-                "filePath": {"type": "string", "description": "path of the file, absolute or relative to the workspace"},
-                "preview": {"type": "boolean", "description": "ignored: Neovim has no preview tabs", "default": false},
-                "startText": {"type": "string", "description": "select (or put the cursor) from the first occurrence of this text"},
-                "endText": {"type": "string", "description": "select up to the end of the first occurrence of this text after startText"},
-                "selectToEndOfLine": {"type": "boolean", "description": "extend the selection to the end of its last line", "default": false},
-                "makeFrontmost": {"type": "boolean", "description": "false: load the file without moving the cursor", "default": true},
-            },
-            "required": ["filePath"],
-        })
-    },
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: false,
-    parse: |args| Ok(Box::new(parse(args)?)),
-};
+pub struct OpenFile;
 
 #[async_trait]
-impl Call for Args {
-    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
-        run(state, *self).await
+impl Tool for OpenFile {
+    type Args = Args;
+
+    const SPEC: Spec = Spec {
+        name: "openFile",
+        description: "Open a file of the workspace in Neovim, optionally selecting from startText to endText.",
+        schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "filePath": {"type": "string", "description": "path of the file, absolute or relative to the workspace"},
+                    "preview": {"type": "boolean", "description": "ignored: Neovim has no preview tabs", "default": false},
+                    "startText": {"type": "string", "description": "select (or put the cursor) from the first occurrence of this text"},
+                    "endText": {"type": "string", "description": "select up to the end of the first occurrence of this text after startText"},
+                    "selectToEndOfLine": {"type": "boolean", "description": "extend the selection to the end of its last line", "default": false},
+                    "makeFrontmost": {"type": "boolean", "description": "false: load the file without moving the cursor", "default": true},
+                },
+                "required": ["filePath"],
+            })
+        },
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, args: Args) -> Outcome {
+        Ok(run(call.state, args).await)
     }
 }
 
@@ -61,10 +59,6 @@ pub struct Args {
 
 fn frontmost() -> bool {
     true
-}
-
-pub fn parse(args: Value) -> Result<Args, ToolError> {
-    arguments("openFile", args)
 }
 
 pub async fn run(state: &State, args: Args) -> Value {
@@ -85,7 +79,7 @@ pub async fn run(state: &State, args: Args) -> Value {
         Err(error) => return fail(&path, format!("cannot open {path}: {error}")),
     }
     let non_empty = |text: Option<String>| text.filter(|t| !t.is_empty());
-    let request = OpenFile {
+    let request = seam::OpenFile {
         path: path.clone(),
         start_text: non_empty(args.start_text),
         end_text: non_empty(args.end_text),

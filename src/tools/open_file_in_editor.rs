@@ -3,19 +3,35 @@
 
 use serde_json::json;
 
-use super::Tool;
+use async_trait::async_trait;
 
-pub const TOOL: Tool = Tool {
-    name: "open_file_in_editor",
-    description: "Show a project file in Neovim, in the last used file window, optionally with the cursor at a 1-based line and column.",
-    properties: || {
-        json!({
-            "filePath": {"type": "string", "description": "Path relative to the project root"},
-            "line": {"type": "integer", "minimum": 1, "description": "1-based line for the cursor"},
-            "column": {"type": "integer", "minimum": 1, "description": "1-based column (UTF-16 code units) for the cursor; needs line"},
-        })
-    },
-    required: &["filePath"],
-    waits_for_the_person: false,
-    run: |state, project, args| Box::pin(super::super::files::open_in_editor(state, project, args)),
-};
+use super::{Call, Outcome, Spec, Tool, answered, object};
+
+pub struct OpenFileInEditor;
+
+#[async_trait]
+impl Tool for OpenFileInEditor {
+    type Args = crate::project::files::OpenArgs;
+
+    const SPEC: Spec = Spec {
+        name: "open_file_in_editor",
+        description: "Show a project file in Neovim, in the last used file window, optionally with the cursor at a 1-based line and column.",
+        schema: || {
+            object(
+                json!({
+                    "filePath": {"type": "string", "description": "Path relative to the project root"},
+                    "line": {"type": "integer", "minimum": 1, "description": "1-based line for the cursor"},
+                    "column": {"type": "integer", "minimum": 1, "description": "1-based column (UTF-16 code units) for the cursor; needs line"},
+                }),
+                &["filePath"],
+            )
+        },
+        waits_for_the_person: false,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(crate::project::files::open_in_editor(state, project, args).await)
+    }
+}

@@ -4,13 +4,31 @@
 
 use serde_json::json;
 
-use super::Tool;
+use async_trait::async_trait;
 
-pub const TOOL: Tool = Tool {
-    name: "reformat_file",
-    description: "Reformat a project file with its language server (LSP formatting). The person reviews the change as a diff unless they turned approval off.",
-    properties: || json!({"path": {"type": "string", "description": "Path relative to the project root"}}),
-    required: &["path"],
-    waits_for_the_person: true,
-    run: |state, project, args| Box::pin(super::super::edits::lsp::reformat(state, project, args)),
-};
+use super::{Call, Outcome, Spec, Tool, answered, object};
+
+pub struct ReformatFile;
+
+#[async_trait]
+impl Tool for ReformatFile {
+    type Args = crate::project::edits::lsp::ReformatArgs;
+
+    const SPEC: Spec = Spec {
+        name: "reformat_file",
+        description: "Reformat a project file with its language server (LSP formatting). The person reviews the change as a diff unless they turned approval off.",
+        schema: || {
+            object(
+                json!({"path": {"type": "string", "description": "Path relative to the project root"}}),
+                &["path"],
+            )
+        },
+        waits_for_the_person: true,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(crate::project::edits::lsp::reformat(state, project, args).await)
+    }
+}

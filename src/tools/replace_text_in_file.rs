@@ -5,21 +5,37 @@
 
 use serde_json::json;
 
-use super::Tool;
+use async_trait::async_trait;
 
-pub const TOOL: Tool = Tool {
-    name: "replace_text_in_file",
-    description: "Replace text in a project file (the buffer's text when it is open in Neovim, unsaved edits included). The person reviews the change as a diff unless they turned approval off; the result says whether it was applied, declined (isError) or changed by them.",
-    properties: || {
-        json!({
-            "pathInProject": {"type": "string", "description": "Path relative to the project root"},
-            "oldText": {"type": "string", "description": "Text to find (exactly, newlines as \\n)"},
-            "newText": {"type": "string", "description": "Text to put in its place"},
-            "replaceAll": {"type": "boolean", "description": "Replace every occurrence (default true), else the first"},
-            "caseSensitive": {"type": "boolean", "description": "Match case (default true)"},
-        })
-    },
-    required: &["pathInProject", "oldText", "newText"],
-    waits_for_the_person: true,
-    run: |state, project, args| Box::pin(super::super::edits::text::replace_text(state, project, args)),
-};
+use super::{Call, Outcome, Spec, Tool, answered, object};
+
+pub struct ReplaceTextInFile;
+
+#[async_trait]
+impl Tool for ReplaceTextInFile {
+    type Args = crate::project::edits::text::ReplaceArgs;
+
+    const SPEC: Spec = Spec {
+        name: "replace_text_in_file",
+        description: "Replace text in a project file (the buffer's text when it is open in Neovim, unsaved edits included). The person reviews the change as a diff unless they turned approval off; the result says whether it was applied, declined (isError) or changed by them.",
+        schema: || {
+            object(
+                json!({
+                    "pathInProject": {"type": "string", "description": "Path relative to the project root"},
+                    "oldText": {"type": "string", "description": "Text to find (exactly, newlines as \\n)"},
+                    "newText": {"type": "string", "description": "Text to put in its place"},
+                    "replaceAll": {"type": "boolean", "description": "Replace every occurrence (default true), else the first"},
+                    "caseSensitive": {"type": "boolean", "description": "Match case (default true)"},
+                }),
+                &["pathInProject", "oldText", "newText"],
+            )
+        },
+        waits_for_the_person: true,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(crate::project::edits::text::replace_text(state, project, args).await)
+    }
+}

@@ -6,41 +6,31 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{Call, Tool, 
-    FilePathArgs, ToolError, ToolSpec, arguments, confine, file_path_schema, json_text, workspace,
-};
+use super::{Call, FilePathArgs, Outcome, Spec, Tool, file_path_schema, json_text};
 use crate::nvim::seam::{LuaCall, SaveOutcome};
-use crate::client::ClientId;
+use crate::project::workspace::{confine, workspace};
 use crate::state::State;
 
-const SPEC: ToolSpec = ToolSpec {
-    name: "saveDocument",
-    description: "Write the unsaved changes of a workspace file's buffer to disk.",
-    schema: file_path_schema,
-};
-
-pub const TOOL: Tool = Tool {
-    spec: SPEC,
-    waits_for_the_person: false,
-    parse: |args| Ok(Box::new(parse(args)?)),
-};
+pub struct SaveDocument;
 
 #[async_trait]
-impl Call for Args {
-    async fn run(self: Box<Self>, state: &State, _client: ClientId) -> Value {
-        run(state, *self).await
+impl Tool for SaveDocument {
+    type Args = FilePathArgs;
+
+    const SPEC: Spec = Spec {
+        name: "saveDocument",
+        description: "Write the unsaved changes of a workspace file's buffer to disk.",
+        schema: file_path_schema,
+        waits_for_the_person: false,
+        in_project: false,
+    };
+
+    async fn run(call: &Call<'_>, args: FilePathArgs) -> Outcome {
+        Ok(run(call.state, args).await)
     }
 }
 
-/// The file asked about.
-#[derive(Debug)]
-pub struct Args(FilePathArgs);
-
-pub fn parse(args: Value) -> Result<Args, ToolError> {
-    arguments("saveDocument", args).map(Args)
-}
-
-pub async fn run(state: &State, Args(args): Args) -> Value {
+pub async fn run(state: &State, args: FilePathArgs) -> Value {
     let answer = |path: &str, success: bool, saved: bool, message: String| {
         json_text(json!({"success": success, "filePath": path, "saved": saved, "message": message}))
     };

@@ -5,18 +5,34 @@
 
 use serde_json::json;
 
-use super::Tool;
+use async_trait::async_trait;
 
-pub const TOOL: Tool = Tool {
-    name: "search_symbol",
-    description: "Symbols whose name matches q across the workspace, from the language servers (what they have indexed), else from the tree-sitter outline of the open buffers: {name, kind, filePath, line, column}, 1-based (columns in UTF-16 code units), the project's own first.",
-    properties: || {
-        json!({
-            "q": {"type": "string", "description": "The name, or part of it, to look for"},
-            "limit": {"type": "integer", "minimum": 1, "description": "At most this many symbols (default 50)"},
-        })
-    },
-    required: &["q"],
-    waits_for_the_person: false,
-    run: |state, project, args| Box::pin(super::super::symbol_search::search(state, project, args)),
-};
+use super::{Call, Outcome, Spec, Tool, answered, object};
+
+pub struct SearchSymbol;
+
+#[async_trait]
+impl Tool for SearchSymbol {
+    type Args = crate::project::symbol_search::Args;
+
+    const SPEC: Spec = Spec {
+        name: "search_symbol",
+        description: "Symbols whose name matches q across the workspace, from the language servers (what they have indexed), else from the tree-sitter outline of the open buffers: {name, kind, filePath, line, column}, 1-based (columns in UTF-16 code units), the project's own first.",
+        schema: || {
+            object(
+                json!({
+                    "q": {"type": "string", "description": "The name, or part of it, to look for"},
+                    "limit": {"type": "integer", "minimum": 1, "description": "At most this many symbols (default 50)"},
+                }),
+                &["q"],
+            )
+        },
+        waits_for_the_person: false,
+        in_project: true,
+    };
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        let (state, project) = (call.state, call.project()?);
+        answered(crate::project::symbol_search::search(state, project, args).await)
+    }
+}

@@ -22,13 +22,15 @@ const LAYERS: &[&[&str]] = &[
         "auth",
     ],
     &[
-        "claude_ide",
-        "companion",
-        "mcp_tools",
+        "mcp_ws",
+        "mcp_http",
+        "ide_companion",
         "events",
         "suggest",
         "ide_protocol",
     ],
+    &["tools"],
+    &["project"],
     &["state"],
     &["nvim"],
     &[

@@ -15,8 +15,8 @@ use crate::confine::beneath::WriteError;
 use crate::diff::pending::DiffOutcome;
 use crate::diff::rebase::rebase;
 use crate::diff::text::Lines;
-use crate::mcp_tools::{Failure, Project};
 use crate::nvim::seam::{AppliedEdit, ApplyEdit, EditNotice, LuaCall};
+use crate::project::{Failure, Project};
 use crate::state::State;
 
 /// How often one file's edit is shown again while the file keeps changing.

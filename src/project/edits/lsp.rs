@@ -12,11 +12,11 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::super::{Answer, Failure, Project, arguments};
+use super::super::{Answer, Failure, Project};
 use super::current::Current;
 use super::{Change, propose, text_edits};
-use crate::mcp_tools::lsp_answers::Encoding;
 use crate::nvim::seam::{LspEditQuery, LuaCall};
+use crate::project::lsp_answers::Encoding;
 use crate::state::State;
 
 /// Bound of one request in Neovim; a cold server analysing a project for
@@ -24,13 +24,13 @@ use crate::state::State;
 const TIMEOUT: Duration = Duration::from_secs(20);
 
 #[derive(Debug, Deserialize)]
-struct ReformatArgs {
+pub struct ReformatArgs {
     path: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RenameArgs {
+pub struct RenameArgs {
     path_in_project: String,
     new_name: String,
     symbol_name: Option<String>,
@@ -40,7 +40,7 @@ struct RenameArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ActionsArgs {
+pub struct ActionsArgs {
     file_path: String,
     line: u64,
     column: u64,
@@ -49,7 +49,7 @@ struct ActionsArgs {
 }
 
 #[derive(Debug, Deserialize)]
-struct ApplyArgs {
+pub struct ApplyArgs {
     id: Value,
 }
 
@@ -131,8 +131,7 @@ async fn changes(state: &State, project: &Project, result: &Value) -> Result<Vec
     Ok(changes)
 }
 
-pub async fn reformat(state: &State, project: &Project, args: Value) -> Answer {
-    let args: ReformatArgs = arguments("reformat_file", args)?;
+pub async fn reformat(state: &State, project: &Project, args: ReformatArgs) -> Answer {
     let path = project.resolve(&args.path)?;
     let query = LspEditQuery {
         kind: "format",
@@ -144,8 +143,7 @@ pub async fn reformat(state: &State, project: &Project, args: Value) -> Answer {
     propose(state, project, "reformat_file", changes).await
 }
 
-pub async fn rename(state: &State, project: &Project, args: Value) -> Answer {
-    let args: RenameArgs = arguments("rename_refactoring", args)?;
+pub async fn rename(state: &State, project: &Project, args: RenameArgs) -> Answer {
     if args.new_name.trim().is_empty() {
         return Err(Failure("newName must not be empty".into()));
     }
@@ -174,8 +172,7 @@ pub async fn rename(state: &State, project: &Project, args: Value) -> Answer {
     propose(state, project, "rename_refactoring", changes).await
 }
 
-pub async fn code_actions(state: &State, project: &Project, args: Value) -> Answer {
-    let args: ActionsArgs = arguments("get_code_actions", args)?;
+pub async fn code_actions(state: &State, project: &Project, args: ActionsArgs) -> Answer {
     let path = project.resolve(&args.file_path)?;
     let query = LspEditQuery {
         kind: "code_actions",
@@ -218,8 +215,7 @@ pub async fn code_actions(state: &State, project: &Project, args: Value) -> Answ
     Ok((text, json!({"actions": actions})))
 }
 
-pub async fn apply_action(state: &State, project: &Project, args: Value) -> Answer {
-    let args: ApplyArgs = arguments("apply_code_action", args)?;
+pub async fn apply_action(state: &State, project: &Project, args: ApplyArgs) -> Answer {
     let id = match args.id {
         Value::String(id) => id,
         Value::Number(n) => n.to_string(),

@@ -4,9 +4,8 @@
 
 use regex::{NoExpand, RegexBuilder};
 use serde::Deserialize;
-use serde_json::Value;
 
-use super::super::{Answer, Failure, Project, arguments};
+use super::super::{Answer, Failure, Project};
 use super::current::Current;
 use super::{Change, propose};
 use crate::state::State;
@@ -17,7 +16,7 @@ fn yes() -> bool {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ReplaceArgs {
+pub struct ReplaceArgs {
     path_in_project: String,
     old_text: String,
     new_text: String,
@@ -29,7 +28,7 @@ struct ReplaceArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct CreateArgs {
+pub struct CreateArgs {
     path_in_project: String,
     #[serde(default)]
     text: String,
@@ -37,8 +36,7 @@ struct CreateArgs {
     overwrite: bool,
 }
 
-pub async fn replace_text(state: &State, project: &Project, args: Value) -> Answer {
-    let args: ReplaceArgs = arguments("replace_text_in_file", args)?;
+pub async fn replace_text(state: &State, project: &Project, args: ReplaceArgs) -> Answer {
     if args.old_text.is_empty() {
         return Err(Failure("oldText must not be empty".into()));
     }
@@ -100,8 +98,7 @@ fn replace(text: &str, args: &ReplaceArgs) -> Option<String> {
     )
 }
 
-pub async fn create_file(state: &State, project: &Project, args: Value) -> Answer {
-    let args: CreateArgs = arguments("create_new_file", args)?;
+pub async fn create_file(state: &State, project: &Project, args: CreateArgs) -> Answer {
     let file = project.confine(&args.path_in_project)?;
     if tokio::fs::metadata(&file.real)
         .await

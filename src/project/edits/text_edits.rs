@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::mcp_tools::lsp_answers::Encoding;
+use crate::project::lsp_answers::Encoding;
 use crate::uri::path_of;
 
 /// The files a `WorkspaceEdit` changes, each with its `TextEdit`s in the
