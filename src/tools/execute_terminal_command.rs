@@ -37,6 +37,11 @@ impl Tool for ExecuteTerminalCommand {
         in_project: true,
     };
 
+    /// Option `mcp.terminal_commands = false` takes it away.
+    fn offered(state: &State) -> bool {
+        state.terminal_commands
+    }
+
     async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
         let (state, project) = (call.state, call.project()?);
         answered(run(state, project, args).await)
