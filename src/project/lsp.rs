@@ -121,31 +121,15 @@ pub(crate) async fn at_position(
     Ok((path.clone(), result(answer, project, &path)?))
 }
 
-pub async fn symbol_info(state: &State, project: &Project, args: PositionArgs) -> Answer {
-    let (path, hover) = at_position(state, project, "hover", args).await?;
-    let markdown = hover
-        .get("markdown")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let text = if markdown.is_empty() {
-        "no information about this symbol".to_owned()
-    } else {
-        markdown.clone()
-    };
-    Ok((
-        text,
-        json!({"filePath": project.relative(&path), "documentation": markdown}),
-    ))
-}
-
-pub async fn definition(state: &State, project: &Project, args: PositionArgs) -> Answer {
-    let (_, found) = at_position(state, project, "definition", args).await?;
-    locations(state, project, &found).await
-}
-
-pub async fn references(state: &State, project: &Project, args: PositionArgs) -> Answer {
-    let (_, found) = at_position(state, project, "references", args).await?;
+/// The locations language servers answer `kind` (`definition`,
+/// `references`, …) with at the call's position.
+pub async fn locations_at(
+    state: &State,
+    project: &Project,
+    kind: &'static str,
+    args: PositionArgs,
+) -> Answer {
+    let (_, found) = at_position(state, project, kind, args).await?;
     locations(state, project, &found).await
 }
 

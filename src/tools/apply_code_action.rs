@@ -7,12 +7,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct ApplyCodeAction;
 
 #[async_trait]
-impl Tool for ApplyCodeAction {
+impl ProjectTool for ApplyCodeAction {
     type Args = crate::project::edits::lsp::ApplyArgs;
 
     const SPEC: Spec = Spec {
@@ -28,8 +30,7 @@ impl Tool for ApplyCodeAction {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::edits::lsp::apply_action(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::edits::lsp::apply_action(state, project, args).await
     }
 }

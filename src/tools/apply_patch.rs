@@ -10,7 +10,7 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::edits::current::Current;
 use crate::project::edits::patch;
 use crate::project::edits::{Change, propose};
@@ -23,7 +23,7 @@ const MAX_FILES: usize = 100;
 pub struct ApplyPatch;
 
 #[async_trait]
-impl Tool for ApplyPatch {
+impl ProjectTool for ApplyPatch {
     type Args = Args;
 
     const SPEC: Spec = Spec {
@@ -41,60 +41,55 @@ impl Tool for ApplyPatch {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(run(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        let files = patch::parse(&args.patch).map_err(Failure)?;
+        if files.len() > MAX_FILES {
+            return Err(Failure(format!(
+                "the patch changes {} files; at most {MAX_FILES} are shown at once",
+                files.len()
+            )));
+        }
+        let mut changes: Vec<Change> = Vec::with_capacity(files.len());
+        for file in &files {
+            if file.new_path.is_none() {
+                return Err(Failure(format!(
+                    "the patch deletes {}, which is not supported; nothing was changed",
+                    file.path()
+                )));
+            }
+            let confined = project.confine(file.path())?;
+            if changes.iter().any(|c| c.path == confined.path) {
+                return Err(Failure(format!(
+                    "the patch changes {} twice; send its hunks under one header",
+                    file.path()
+                )));
+            }
+            let before = Current::read(state, &confined).await?;
+            if file.old_path.is_none() && before.exists && !before.lf_text().is_empty() {
+                return Err(Failure(format!(
+                    "the patch creates {}, which exists already; nothing was changed",
+                    file.path()
+                )));
+            }
+            if file.old_path.is_some() && !before.exists {
+                return Err(Failure(format!(
+                    "the patch changes {}, which does not exist; nothing was changed",
+                    file.path()
+                )));
+            }
+            let after = patch::apply(&before.lf_text(), file)
+                .map_err(|why| Failure(format!("{why}; nothing was changed")))?;
+            changes.push(Change {
+                path: confined.path,
+                before,
+                after,
+            });
+        }
+        propose(state, project, "apply_patch", changes).await
     }
 }
 
 #[derive(Debug, Deserialize)]
 pub struct Args {
     patch: String,
-}
-
-async fn run(state: &State, project: &Project, args: Args) -> Answer {
-    let files = patch::parse(&args.patch).map_err(Failure)?;
-    if files.len() > MAX_FILES {
-        return Err(Failure(format!(
-            "the patch changes {} files; at most {MAX_FILES} are shown at once",
-            files.len()
-        )));
-    }
-    let mut changes: Vec<Change> = Vec::with_capacity(files.len());
-    for file in &files {
-        if file.new_path.is_none() {
-            return Err(Failure(format!(
-                "the patch deletes {}, which is not supported; nothing was changed",
-                file.path()
-            )));
-        }
-        let confined = project.confine(file.path())?;
-        if changes.iter().any(|c| c.path == confined.path) {
-            return Err(Failure(format!(
-                "the patch changes {} twice; send its hunks under one header",
-                file.path()
-            )));
-        }
-        let before = Current::read(state, &confined).await?;
-        if file.old_path.is_none() && before.exists && !before.lf_text().is_empty() {
-            return Err(Failure(format!(
-                "the patch creates {}, which exists already; nothing was changed",
-                file.path()
-            )));
-        }
-        if file.old_path.is_some() && !before.exists {
-            return Err(Failure(format!(
-                "the patch changes {}, which does not exist; nothing was changed",
-                file.path()
-            )));
-        }
-        let after = patch::apply(&before.lf_text(), file)
-            .map_err(|why| Failure(format!("{why}; nothing was changed")))?;
-        changes.push(Change {
-            path: confined.path,
-            before,
-            after,
-        });
-    }
-    propose(state, project, "apply_patch", changes).await
 }

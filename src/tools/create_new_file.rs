@@ -6,12 +6,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct CreateNewFile;
 
 #[async_trait]
-impl Tool for CreateNewFile {
+impl ProjectTool for CreateNewFile {
     type Args = crate::project::edits::text::CreateArgs;
 
     const SPEC: Spec = Spec {
@@ -31,8 +33,7 @@ impl Tool for CreateNewFile {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::edits::text::create_file(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::edits::text::create_file(state, project, args).await
     }
 }

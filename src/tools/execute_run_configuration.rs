@@ -8,7 +8,7 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::run::{Run, execute};
 use crate::project::{Answer, Project};
 use crate::state::State;
@@ -16,7 +16,7 @@ use crate::state::State;
 pub struct ExecuteRunConfiguration;
 
 #[async_trait]
-impl Tool for ExecuteRunConfiguration {
+impl ProjectTool for ExecuteRunConfiguration {
     type Args = Args;
 
     const SPEC: Spec = Spec {
@@ -36,9 +36,14 @@ impl Tool for ExecuteRunConfiguration {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(run(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        let run = Run {
+            name: Some(args.name),
+            command: None,
+            timeout_ms: args.timeout,
+            max_lines: args.max_lines_count,
+        };
+        execute(state, project, run).await
     }
 }
 
@@ -48,14 +53,4 @@ pub struct Args {
     name: String,
     timeout: Option<u64>,
     max_lines_count: Option<u64>,
-}
-
-async fn run(state: &State, project: &Project, args: Args) -> Answer {
-    let run = Run {
-        name: Some(args.name),
-        command: None,
-        timeout_ms: args.timeout,
-        max_lines: args.max_lines_count,
-    };
-    execute(state, project, run).await
 }

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::run::{Run, execute};
 use crate::project::{Answer, Failure, Project};
 use crate::state::State;
@@ -17,7 +17,7 @@ use crate::state::State;
 pub struct ExecuteTerminalCommand;
 
 #[async_trait]
-impl Tool for ExecuteTerminalCommand {
+impl ProjectTool for ExecuteTerminalCommand {
     type Args = Args;
 
     const SPEC: Spec = Spec {
@@ -42,9 +42,17 @@ impl Tool for ExecuteTerminalCommand {
         state.terminal_commands
     }
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(run(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        if args.command.trim().is_empty() {
+            return Err(Failure("command must not be empty".into()));
+        }
+        let run = Run {
+            name: None,
+            command: Some(args.command),
+            timeout_ms: args.timeout,
+            max_lines: args.max_lines_count,
+        };
+        execute(state, project, run).await
     }
 }
 
@@ -54,17 +62,4 @@ pub struct Args {
     command: String,
     timeout: Option<u64>,
     max_lines_count: Option<u64>,
-}
-
-async fn run(state: &State, project: &Project, args: Args) -> Answer {
-    if args.command.trim().is_empty() {
-        return Err(Failure("command must not be empty".into()));
-    }
-    let run = Run {
-        name: None,
-        command: Some(args.command),
-        timeout_ms: args.timeout,
-        max_lines: args.max_lines_count,
-    };
-    execute(state, project, run).await
 }

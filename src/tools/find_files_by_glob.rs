@@ -7,13 +7,15 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::search::timeout_schema;
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct FindFilesByGlob;
 
 #[async_trait]
-impl Tool for FindFilesByGlob {
+impl ProjectTool for FindFilesByGlob {
     type Args = crate::project::search::GlobArgs;
 
     const SPEC: Spec = Spec {
@@ -35,8 +37,7 @@ impl Tool for FindFilesByGlob {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let project = call.project()?;
-        answered(crate::project::search::by_glob(project, args).await)
+    async fn run(_state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::search::by_glob(project, args).await
     }
 }

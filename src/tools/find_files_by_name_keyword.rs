@@ -6,13 +6,15 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::search::timeout_schema;
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct FindFilesByNameKeyword;
 
 #[async_trait]
-impl Tool for FindFilesByNameKeyword {
+impl ProjectTool for FindFilesByNameKeyword {
     type Args = crate::project::search::KeywordArgs;
 
     const SPEC: Spec = Spec {
@@ -32,8 +34,7 @@ impl Tool for FindFilesByNameKeyword {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let project = call.project()?;
-        answered(crate::project::search::by_name_keyword(project, args).await)
+    async fn run(_state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::search::by_name_keyword(project, args).await
     }
 }

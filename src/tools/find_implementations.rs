@@ -4,14 +4,16 @@
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::lsp::PositionArgs;
-use crate::project::lsp::{at_position, locations, position_properties};
+use crate::project::lsp::{locations_at, position_properties};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct FindImplementations;
 
 #[async_trait]
-impl Tool for FindImplementations {
+impl ProjectTool for FindImplementations {
     type Args = PositionArgs;
 
     const SPEC: Spec = Spec {
@@ -22,14 +24,7 @@ impl Tool for FindImplementations {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(
-            async move {
-                let (_, found) = at_position(state, project, "implementation", args).await?;
-                locations(state, project, &found).await
-            }
-            .await,
-        )
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        locations_at(state, project, "implementation", args).await
     }
 }

@@ -4,14 +4,16 @@
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::lsp::PositionArgs;
-use crate::project::lsp::position_properties;
+use crate::project::lsp::{locations_at, position_properties};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct FindReferences;
 
 #[async_trait]
-impl Tool for FindReferences {
+impl ProjectTool for FindReferences {
     type Args = PositionArgs;
 
     const SPEC: Spec = Spec {
@@ -22,8 +24,7 @@ impl Tool for FindReferences {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::lsp::references(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        locations_at(state, project, "references", args).await
     }
 }

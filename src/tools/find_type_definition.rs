@@ -3,14 +3,16 @@
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::lsp::PositionArgs;
-use crate::project::lsp::{at_position, locations, position_properties};
+use crate::project::lsp::{locations_at, position_properties};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct FindTypeDefinition;
 
 #[async_trait]
-impl Tool for FindTypeDefinition {
+impl ProjectTool for FindTypeDefinition {
     type Args = PositionArgs;
 
     const SPEC: Spec = Spec {
@@ -21,14 +23,7 @@ impl Tool for FindTypeDefinition {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(
-            async move {
-                let (_, found) = at_position(state, project, "type_definition", args).await?;
-                locations(state, project, &found).await
-            }
-            .await,
-        )
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        locations_at(state, project, "type_definition", args).await
     }
 }

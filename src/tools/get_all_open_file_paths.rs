@@ -5,12 +5,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, NoArgs, Outcome, Spec, Tool, answered, object};
+use super::{NoArgs, ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct GetAllOpenFilePaths;
 
 #[async_trait]
-impl Tool for GetAllOpenFilePaths {
+impl ProjectTool for GetAllOpenFilePaths {
     type Args = NoArgs;
 
     const SPEC: Spec = Spec {
@@ -21,8 +23,7 @@ impl Tool for GetAllOpenFilePaths {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, _args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::files::open_files(state, project).await)
+    async fn run(state: &State, project: &Project, _args: Self::Args) -> Answer {
+        crate::project::files::open_files(state, project).await
     }
 }

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::hierarchy::{MAX_DEPTH, Walk, walk};
 use crate::project::{Answer, Failure, Project};
 use crate::state::State;
@@ -15,7 +15,7 @@ use crate::state::State;
 pub struct GetCallHierarchy;
 
 #[async_trait]
-impl Tool for GetCallHierarchy {
+impl ProjectTool for GetCallHierarchy {
     type Args = Args;
 
     const SPEC: Spec = Spec {
@@ -37,9 +37,30 @@ impl Tool for GetCallHierarchy {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(run(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        let step = match args.direction.as_str() {
+            "incoming" => "incoming_calls",
+            "outgoing" => "outgoing_calls",
+            other => {
+                return Err(Failure(format!(
+                    "direction must be \"incoming\" or \"outgoing\", got \"{other}\""
+                )));
+            }
+        };
+        let path = project.resolve(&args.file_path)?;
+        walk(
+            state,
+            project,
+            Walk {
+                prepare: "call_hierarchy",
+                step,
+            },
+            path,
+            args.line.max(1) - 1,
+            args.column.max(1) - 1,
+            args.depth,
+        )
+        .await
     }
 }
 
@@ -56,30 +77,4 @@ pub struct Args {
 
 fn one() -> u64 {
     1
-}
-
-async fn run(state: &State, project: &Project, args: Args) -> Answer {
-    let step = match args.direction.as_str() {
-        "incoming" => "incoming_calls",
-        "outgoing" => "outgoing_calls",
-        other => {
-            return Err(Failure(format!(
-                "direction must be \"incoming\" or \"outgoing\", got \"{other}\""
-            )));
-        }
-    };
-    let path = project.resolve(&args.file_path)?;
-    walk(
-        state,
-        project,
-        Walk {
-            prepare: "call_hierarchy",
-            step,
-        },
-        path,
-        args.line.max(1) - 1,
-        args.column.max(1) - 1,
-        args.depth,
-    )
-    .await
 }

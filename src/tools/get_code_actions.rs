@@ -6,12 +6,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct GetCodeActions;
 
 #[async_trait]
-impl Tool for GetCodeActions {
+impl ProjectTool for GetCodeActions {
     type Args = crate::project::edits::lsp::ActionsArgs;
 
     const SPEC: Spec = Spec {
@@ -33,8 +35,7 @@ impl Tool for GetCodeActions {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::edits::lsp::code_actions(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::edits::lsp::code_actions(state, project, args).await
     }
 }

@@ -6,12 +6,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct GetDocumentSymbols;
 
 #[async_trait]
-impl Tool for GetDocumentSymbols {
+impl ProjectTool for GetDocumentSymbols {
     type Args = crate::project::lsp::FileArgs;
 
     const SPEC: Spec = Spec {
@@ -27,8 +29,7 @@ impl Tool for GetDocumentSymbols {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::lsp::document_symbols(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::lsp::document_symbols(state, project, args).await
     }
 }

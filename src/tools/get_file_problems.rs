@@ -8,12 +8,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct GetFileProblems;
 
 #[async_trait]
-impl Tool for GetFileProblems {
+impl ProjectTool for GetFileProblems {
     type Args = crate::project::problems::FileArgs;
 
     const SPEC: Spec = Spec {
@@ -32,8 +34,7 @@ impl Tool for GetFileProblems {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::problems::file_problems(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::problems::file_problems(state, project, args).await
     }
 }

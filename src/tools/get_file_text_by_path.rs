@@ -6,12 +6,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct GetFileTextByPath;
 
 #[async_trait]
-impl Tool for GetFileTextByPath {
+impl ProjectTool for GetFileTextByPath {
     type Args = crate::project::files::TextArgs;
 
     const SPEC: Spec = Spec {
@@ -35,8 +37,7 @@ impl Tool for GetFileTextByPath {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::files::file_text(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::files::file_text(state, project, args).await
     }
 }

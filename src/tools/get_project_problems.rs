@@ -7,12 +7,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, NoArgs, Outcome, Spec, Tool, answered, object};
+use super::{NoArgs, ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct GetProjectProblems;
 
 #[async_trait]
-impl Tool for GetProjectProblems {
+impl ProjectTool for GetProjectProblems {
     type Args = NoArgs;
 
     const SPEC: Spec = Spec {
@@ -23,8 +25,7 @@ impl Tool for GetProjectProblems {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, _args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::problems::project_problems(state, project).await)
+    async fn run(state: &State, project: &Project, _args: Self::Args) -> Answer {
+        crate::project::problems::project_problems(state, project).await
     }
 }

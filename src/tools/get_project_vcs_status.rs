@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 
 use async_trait::async_trait;
 
-use super::{Call, NoArgs, Outcome, Spec, Tool, answered, object};
+use super::{NoArgs, ProjectTool, Spec, object};
 use crate::project::{Answer, Failure, Project, git};
+use crate::state::State;
 
 /// At most this many files are listed; git's own output is bounded too.
 const MAX_FILES: usize = 1000;
@@ -19,7 +20,7 @@ const MAX_OUTPUT: usize = 4 << 20;
 pub struct GetProjectVcsStatus;
 
 #[async_trait]
-impl Tool for GetProjectVcsStatus {
+impl ProjectTool for GetProjectVcsStatus {
     type Args = NoArgs;
 
     const SPEC: Spec = Spec {
@@ -30,121 +31,117 @@ impl Tool for GetProjectVcsStatus {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, _args: Self::Args) -> Outcome {
-        let project = call.project()?;
-        answered(run(project).await)
-    }
-}
-
-async fn run(project: &Project) -> Answer {
-    let root = Path::new(&project.root);
-    let top = git::top(root).await?;
-    let out = git::run(
-        root,
-        &[
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--branch",
-            "--untracked-files=all",
-        ],
-        MAX_OUTPUT,
-    )
-    .await?;
-    if out.code != 0 {
-        return Err(Failure(format!("git status failed: {}", out.stderr)));
-    }
-    let status = parse(&out.text());
-    let inside = |path: &str| {
-        let full = format!("{top}/{path}");
-        project.confine(&full).ok().map(|_| project.relative(&full))
-    };
-    let mut lists: [Vec<Value>; 4] = Default::default();
-    let mut listed = 0;
-    let mut cut = out.cut;
-    for entry in &status.entries {
-        let Some(file_path) = inside(&entry.path) else {
-            continue;
+    async fn run(_state: &State, project: &Project, _args: Self::Args) -> Answer {
+        let root = Path::new(&project.root);
+        let top = git::top(root).await?;
+        let out = git::run(
+            root,
+            &[
+                "status",
+                "--porcelain=v1",
+                "-z",
+                "--branch",
+                "--untracked-files=all",
+            ],
+            MAX_OUTPUT,
+        )
+        .await?;
+        if out.code != 0 {
+            return Err(Failure(format!("git status failed: {}", out.stderr)));
+        }
+        let status = parse(&out.text());
+        let inside = |path: &str| {
+            let full = format!("{top}/{path}");
+            project.confine(&full).ok().map(|_| project.relative(&full))
         };
-        if listed == MAX_FILES {
-            cut = true;
-            break;
-        }
-        listed += 1;
-        let mut item = json!({"filePath": file_path});
-        if let Some(from) = entry.from.as_deref().and_then(inside) {
-            item["renamedFrom"] = json!(from);
-        }
-        let (x, y) = (entry.index, entry.tree);
-        let conflicted = x == 'U' || y == 'U' || (x, y) == ('A', 'A') || (x, y) == ('D', 'D');
-        if (x, y) == ('?', '?') {
-            lists[2].push(item);
-        } else if conflicted {
-            lists[3].push(item);
-        } else {
-            if x != ' ' {
-                let mut staged = item.clone();
-                staged["status"] = json!(word(x));
-                lists[0].push(staged);
+        let mut lists: [Vec<Value>; 4] = Default::default();
+        let mut listed = 0;
+        let mut cut = out.cut;
+        for entry in &status.entries {
+            let Some(file_path) = inside(&entry.path) else {
+                continue;
+            };
+            if listed == MAX_FILES {
+                cut = true;
+                break;
             }
-            if y != ' ' {
-                item["status"] = json!(word(y));
-                lists[1].push(item);
+            listed += 1;
+            let mut item = json!({"filePath": file_path});
+            if let Some(from) = entry.from.as_deref().and_then(inside) {
+                item["renamedFrom"] = json!(from);
+            }
+            let (x, y) = (entry.index, entry.tree);
+            let conflicted = x == 'U' || y == 'U' || (x, y) == ('A', 'A') || (x, y) == ('D', 'D');
+            if (x, y) == ('?', '?') {
+                lists[2].push(item);
+            } else if conflicted {
+                lists[3].push(item);
+            } else {
+                if x != ' ' {
+                    let mut staged = item.clone();
+                    staged["status"] = json!(word(x));
+                    lists[0].push(staged);
+                }
+                if y != ' ' {
+                    item["status"] = json!(word(y));
+                    lists[1].push(item);
+                }
             }
         }
-    }
-    let [staged, unstaged, untracked, conflicted] = lists;
-    let mut text = vec![match &status.branch {
-        Some(branch) => format!("On branch {branch}"),
-        None => "Not on a branch (detached HEAD)".to_owned(),
-    }];
-    if let Some(upstream) = &status.upstream {
-        text.push(format!(
-            "Upstream {upstream}: {} ahead, {} behind",
-            status.ahead, status.behind
-        ));
-    }
-    for (title, list) in [
-        ("Staged", &staged),
-        ("Unstaged", &unstaged),
-        ("Untracked", &untracked),
-        ("Conflicted", &conflicted),
-    ] {
-        if list.is_empty() {
-            continue;
-        }
-        text.push(format!("{title}:"));
-        for item in list {
-            let status = item["status"]
-                .as_str()
-                .map(|s| format!("{s}: "))
-                .unwrap_or_default();
+        let [staged, unstaged, untracked, conflicted] = lists;
+        let mut text = vec![match &status.branch {
+            Some(branch) => format!("On branch {branch}"),
+            None => "Not on a branch (detached HEAD)".to_owned(),
+        }];
+        if let Some(upstream) = &status.upstream {
             text.push(format!(
-                "  {status}{}",
-                item["filePath"].as_str().unwrap_or_default()
+                "Upstream {upstream}: {} ahead, {} behind",
+                status.ahead, status.behind
             ));
         }
+        for (title, list) in [
+            ("Staged", &staged),
+            ("Unstaged", &unstaged),
+            ("Untracked", &untracked),
+            ("Conflicted", &conflicted),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            text.push(format!("{title}:"));
+            for item in list {
+                let status = item["status"]
+                    .as_str()
+                    .map(|s| format!("{s}: "))
+                    .unwrap_or_default();
+                text.push(format!(
+                    "  {status}{}",
+                    item["filePath"].as_str().unwrap_or_default()
+                ));
+            }
+        }
+        if staged.is_empty() && unstaged.is_empty() && untracked.is_empty() && conflicted.is_empty()
+        {
+            text.push("Nothing changed.".into());
+        }
+        if cut {
+            text.push(format!("(cut to the first {MAX_FILES} files)"));
+        }
+        Ok((
+            text.join("\n"),
+            json!({
+                "branch": status.branch,
+                "upstream": status.upstream,
+                "ahead": status.ahead,
+                "behind": status.behind,
+                "staged": staged,
+                "unstaged": unstaged,
+                "untracked": untracked,
+                "conflicted": conflicted,
+                "limitReached": cut,
+            }),
+        ))
     }
-    if staged.is_empty() && unstaged.is_empty() && untracked.is_empty() && conflicted.is_empty() {
-        text.push("Nothing changed.".into());
-    }
-    if cut {
-        text.push(format!("(cut to the first {MAX_FILES} files)"));
-    }
-    Ok((
-        text.join("\n"),
-        json!({
-            "branch": status.branch,
-            "upstream": status.upstream,
-            "ahead": status.ahead,
-            "behind": status.behind,
-            "staged": staged,
-            "unstaged": unstaged,
-            "untracked": untracked,
-            "conflicted": conflicted,
-            "limitReached": cut,
-        }),
-    ))
 }
 
 /// A status letter as a word.

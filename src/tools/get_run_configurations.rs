@@ -6,13 +6,15 @@ use serde_json::{Value, json};
 
 use async_trait::async_trait;
 
-use super::{Call, NoArgs, Outcome, Spec, Tool, answered, object};
+use super::{NoArgs, ProjectTool, Spec, object};
 use crate::project::run::configurations;
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct GetRunConfigurations;
 
 #[async_trait]
-impl Tool for GetRunConfigurations {
+impl ProjectTool for GetRunConfigurations {
     type Args = NoArgs;
 
     const SPEC: Spec = Spec {
@@ -23,33 +25,26 @@ impl Tool for GetRunConfigurations {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, _args: Self::Args) -> Outcome {
-        let state = call.state;
-        answered(
-            async move {
-                let list = configurations(state).await?;
-                let text = if list.is_empty() {
-                    "Nothing to run: no 'makeprg' with a Makefile, no overseer.nvim or neotest."
-                        .to_owned()
-                } else {
-                    list.iter()
-                        .map(|c| {
-                            let command = c["command"]
-                                .as_str()
-                                .map(|command| format!(" `{command}`"))
-                                .unwrap_or_default();
-                            format!(
-                                "{}{command}: {}",
-                                c["name"].as_str().unwrap_or_default(),
-                                c["description"].as_str().unwrap_or_default()
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                };
-                Ok((text, json!({"configurations": Value::Array(list)})))
-            }
-            .await,
-        )
+    async fn run(state: &State, _project: &Project, _args: Self::Args) -> Answer {
+        let list = configurations(state).await?;
+        let text = if list.is_empty() {
+            "Nothing to run: no 'makeprg' with a Makefile, no overseer.nvim or neotest.".to_owned()
+        } else {
+            list.iter()
+                .map(|c| {
+                    let command = c["command"]
+                        .as_str()
+                        .map(|command| format!(" `{command}`"))
+                        .unwrap_or_default();
+                    format!(
+                        "{}{command}: {}",
+                        c["name"].as_str().unwrap_or_default(),
+                        c["description"].as_str().unwrap_or_default()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        Ok((text, json!({"configurations": Value::Array(list)})))
     }
 }

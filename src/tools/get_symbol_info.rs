@@ -4,14 +4,17 @@
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::lsp::PositionArgs;
-use crate::project::lsp::position_properties;
+use crate::project::lsp::{at_position, position_properties};
+use crate::project::{Answer, Project};
+use crate::state::State;
+use serde_json::{Value, json};
 
 pub struct GetSymbolInfo;
 
 #[async_trait]
-impl Tool for GetSymbolInfo {
+impl ProjectTool for GetSymbolInfo {
     type Args = PositionArgs;
 
     const SPEC: Spec = Spec {
@@ -22,8 +25,21 @@ impl Tool for GetSymbolInfo {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::lsp::symbol_info(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        let (path, hover) = at_position(state, project, "hover", args).await?;
+        let markdown = hover
+            .get("markdown")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let text = if markdown.is_empty() {
+            "no information about this symbol".to_owned()
+        } else {
+            markdown.clone()
+        };
+        Ok((
+            text,
+            json!({"filePath": project.relative(&path), "documentation": markdown}),
+        ))
     }
 }

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::hierarchy::{MAX_DEPTH, Walk, walk};
 use crate::project::{Answer, Failure, Project};
 use crate::state::State;
@@ -15,7 +15,7 @@ use crate::state::State;
 pub struct GetTypeHierarchy;
 
 #[async_trait]
-impl Tool for GetTypeHierarchy {
+impl ProjectTool for GetTypeHierarchy {
     type Args = Args;
 
     const SPEC: Spec = Spec {
@@ -37,9 +37,38 @@ impl Tool for GetTypeHierarchy {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(run(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        let step = match args.direction.as_str() {
+            "supertypes" => "supertypes",
+            "subtypes" => "subtypes",
+            other => {
+                return Err(Failure(format!(
+                    "direction must be \"supertypes\" or \"subtypes\", got \"{other}\""
+                )));
+            }
+        };
+        let path = project.resolve(&args.file_path)?;
+        let found = walk(
+            state,
+            project,
+            Walk {
+                prepare: "type_hierarchy",
+                step,
+            },
+            path,
+            args.line.max(1) - 1,
+            args.column.max(1) - 1,
+            args.depth,
+        )
+        .await;
+        found.map_err(|Failure(why)| match why.contains("prepareTypeHierarchy") {
+            true => Failure(format!(
+                "the language server of {} does not support type hierarchies ({why}); \
+             find_implementations lists implementations, find_references the uses",
+                args.file_path
+            )),
+            false => Failure(why),
+        })
     }
 }
 
@@ -56,38 +85,4 @@ pub struct Args {
 
 fn one() -> u64 {
     1
-}
-
-async fn run(state: &State, project: &Project, args: Args) -> Answer {
-    let step = match args.direction.as_str() {
-        "supertypes" => "supertypes",
-        "subtypes" => "subtypes",
-        other => {
-            return Err(Failure(format!(
-                "direction must be \"supertypes\" or \"subtypes\", got \"{other}\""
-            )));
-        }
-    };
-    let path = project.resolve(&args.file_path)?;
-    let found = walk(
-        state,
-        project,
-        Walk {
-            prepare: "type_hierarchy",
-            step,
-        },
-        path,
-        args.line.max(1) - 1,
-        args.column.max(1) - 1,
-        args.depth,
-    )
-    .await;
-    found.map_err(|Failure(why)| match why.contains("prepareTypeHierarchy") {
-        true => Failure(format!(
-            "the language server of {} does not support type hierarchies ({why}); \
-             find_implementations lists implementations, find_references the uses",
-            args.file_path
-        )),
-        false => Failure(why),
-    })
 }

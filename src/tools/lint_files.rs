@@ -9,9 +9,11 @@ use serde_json::{Value, json};
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::Failure;
 use crate::project::problems::of_file;
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 /// At most this many files per call.
 const MAX_FILES: usize = 50;
@@ -21,7 +23,7 @@ const AT_ONCE: usize = 8;
 pub struct LintFiles;
 
 #[async_trait]
-impl Tool for LintFiles {
+impl ProjectTool for LintFiles {
     type Args = Args;
 
     const SPEC: Spec = Spec {
@@ -40,48 +42,40 @@ impl Tool for LintFiles {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(
-            async move {
-                if args.paths.is_empty() {
-                    return Err(Failure("paths must name at least one file".into()));
-                }
-                if args.paths.len() > MAX_FILES {
-                    return Err(Failure(format!(
-                        "lint_files takes at most {MAX_FILES} files, got {}; ask in parts",
-                        args.paths.len()
-                    )));
-                }
-                let errors_only = args.errors_only;
-                let mut found: Vec<(usize, Value, String)> =
-                    stream::iter(args.paths.into_iter().enumerate())
-                        .map(|(index, given)| async move {
-                            match of_file(state, project, &given, errors_only).await {
-                                Ok(problems) => {
-                                    (index, problems.structured(), problems.named_text())
-                                }
-                                Err(Failure(error)) => (
-                                    index,
-                                    json!({"filePath": given, "errors": [], "error": error}),
-                                    error,
-                                ),
-                            }
-                        })
-                        .buffer_unordered(AT_ONCE)
-                        .collect()
-                        .await;
-                found.sort_by_key(|(index, _, _)| *index);
-                let text = found
-                    .iter()
-                    .map(|(_, _, text)| text.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                let files: Vec<Value> = found.into_iter().map(|(_, file, _)| file).collect();
-                Ok((text, json!({"files": files})))
-            }
-            .await,
-        )
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        if args.paths.is_empty() {
+            return Err(Failure("paths must name at least one file".into()));
+        }
+        if args.paths.len() > MAX_FILES {
+            return Err(Failure(format!(
+                "lint_files takes at most {MAX_FILES} files, got {}; ask in parts",
+                args.paths.len()
+            )));
+        }
+        let errors_only = args.errors_only;
+        let mut found: Vec<(usize, Value, String)> =
+            stream::iter(args.paths.into_iter().enumerate())
+                .map(|(index, given)| async move {
+                    match of_file(state, project, &given, errors_only).await {
+                        Ok(problems) => (index, problems.structured(), problems.named_text()),
+                        Err(Failure(error)) => (
+                            index,
+                            json!({"filePath": given, "errors": [], "error": error}),
+                            error,
+                        ),
+                    }
+                })
+                .buffer_unordered(AT_ONCE)
+                .collect()
+                .await;
+        found.sort_by_key(|(index, _, _)| *index);
+        let text = found
+            .iter()
+            .map(|(_, _, text)| text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let files: Vec<Value> = found.into_iter().map(|(_, file, _)| file).collect();
+        Ok((text, json!({"files": files})))
     }
 }
 

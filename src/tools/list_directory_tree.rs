@@ -5,13 +5,15 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::search::timeout_schema;
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct ListDirectoryTree;
 
 #[async_trait]
-impl Tool for ListDirectoryTree {
+impl ProjectTool for ListDirectoryTree {
     type Args = crate::project::search::TreeArgs;
 
     const SPEC: Spec = Spec {
@@ -31,8 +33,7 @@ impl Tool for ListDirectoryTree {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let project = call.project()?;
-        answered(crate::project::search::tree(project, args).await)
+    async fn run(_state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::search::tree(project, args).await
     }
 }

@@ -46,6 +46,34 @@ pub trait Tool: Sync + 'static {
     async fn run(call: &Call<'_>, args: Self::Args) -> Outcome;
 }
 
+/// A tool that runs on the project the call's `projectPath` names and
+/// answers with text and the same as `structuredContent` (the shape of
+/// JetBrains' tools); its [`Spec::in_project`] is true.
+#[async_trait]
+pub trait ProjectTool: Sync + 'static {
+    type Args: DeserializeOwned + Send + 'static;
+    const SPEC: Spec;
+    /// Whether the person's options offer it.
+    fn offered(_state: &State) -> bool {
+        true
+    }
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer;
+}
+
+#[async_trait]
+impl<T: ProjectTool> Tool for T {
+    type Args = T::Args;
+    const SPEC: Spec = T::SPEC;
+
+    fn offered(state: &State) -> bool {
+        T::offered(state)
+    }
+
+    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
+        answered(T::run(call.state, call.project()?, args).await)
+    }
+}
+
 /// A tool's answer: the `CallToolResult` as JSON, or why there is none.
 pub type Outcome = Result<Value, Refusal>;
 

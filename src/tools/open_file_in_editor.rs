@@ -5,12 +5,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct OpenFileInEditor;
 
 #[async_trait]
-impl Tool for OpenFileInEditor {
+impl ProjectTool for OpenFileInEditor {
     type Args = crate::project::files::OpenArgs;
 
     const SPEC: Spec = Spec {
@@ -30,8 +32,7 @@ impl Tool for OpenFileInEditor {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::files::open_in_editor(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::files::open_in_editor(state, project, args).await
     }
 }

@@ -8,12 +8,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct RenameRefactoring;
 
 #[async_trait]
-impl Tool for RenameRefactoring {
+impl ProjectTool for RenameRefactoring {
     type Args = crate::project::edits::lsp::RenameArgs;
 
     const SPEC: Spec = Spec {
@@ -35,8 +37,7 @@ impl Tool for RenameRefactoring {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::edits::lsp::rename(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::edits::lsp::rename(state, project, args).await
     }
 }

@@ -7,12 +7,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct ReplaceTextInFile;
 
 #[async_trait]
-impl Tool for ReplaceTextInFile {
+impl ProjectTool for ReplaceTextInFile {
     type Args = crate::project::edits::text::ReplaceArgs;
 
     const SPEC: Spec = Spec {
@@ -34,8 +36,7 @@ impl Tool for ReplaceTextInFile {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::edits::text::replace_text(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::edits::text::replace_text(state, project, args).await
     }
 }

@@ -4,13 +4,15 @@
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
 use crate::project::search::search_properties;
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct SearchInFilesByRegex;
 
 #[async_trait]
-impl Tool for SearchInFilesByRegex {
+impl ProjectTool for SearchInFilesByRegex {
     type Args = crate::project::search::SearchArgs;
 
     const SPEC: Spec = Spec {
@@ -26,8 +28,7 @@ impl Tool for SearchInFilesByRegex {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let project = call.project()?;
-        answered(crate::project::search::in_files(project, args, true).await)
+    async fn run(_state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::search::in_files(project, args, true).await
     }
 }

@@ -7,12 +7,14 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{Call, Outcome, Spec, Tool, answered, object};
+use super::{ProjectTool, Spec, object};
+use crate::project::{Answer, Project};
+use crate::state::State;
 
 pub struct SearchSymbol;
 
 #[async_trait]
-impl Tool for SearchSymbol {
+impl ProjectTool for SearchSymbol {
     type Args = crate::project::symbol_search::Args;
 
     const SPEC: Spec = Spec {
@@ -31,8 +33,7 @@ impl Tool for SearchSymbol {
         in_project: true,
     };
 
-    async fn run(call: &Call<'_>, args: Self::Args) -> Outcome {
-        let (state, project) = (call.state, call.project()?);
-        answered(crate::project::symbol_search::search(state, project, args).await)
+    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
+        crate::project::symbol_search::search(state, project, args).await
     }
 }
