@@ -65,9 +65,7 @@ async fn close(state: &State, client: ClientId, args: CloseArgs) -> Option<Strin
         suppress_notification,
     } = args;
     let answered_in_prompt = suppress_notification == Some(true);
-    let Some(id) = state.diffs.find_tab(client, &file_path) else {
-        return None;
-    };
+    let id = state.diffs.find_tab(client, &file_path)?;
     let content = match state.editor.query::<String>(LuaCall::DiffText { id }).await {
         Ok(text) => text,
         Err(error) => {
