@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 
 use futures_util::{StreamExt, stream};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::lsp::{TIMEOUT, send};
@@ -94,6 +95,65 @@ async fn ask(state: &State, query: LspQuery) -> Result<Value, Failure> {
         (Some(error), _) => Err(Failure(error)),
         (None, result) => Ok(result.unwrap_or(Value::Null)),
     }
+}
+
+/// The arguments of both hierarchy tools.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HierarchyArgs {
+    pub file_path: String,
+    line: u64,
+    column: u64,
+    direction: String,
+    #[serde(default = "one")]
+    depth: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// Their schema; `direction` names the two ways to walk.
+pub fn schema(direction: Value) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "filePath": {"type": "string", "description": "Path relative to the project root"},
+            "line": {"type": "integer", "minimum": 1, "description": "1-based line"},
+            "column": {"type": "integer", "minimum": 1, "description": "1-based column, in UTF-16 code units"},
+            "direction": direction,
+            "depth": {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "description": "Levels below the symbol (default 1, at most 3)"},
+        },
+        "required": ["filePath", "line", "column", "direction"],
+    })
+}
+
+/// Walks `prepare`'s hierarchy from the call's position, the step its
+/// `direction` names in `steps` (`[(direction, step); 2]`).
+pub async fn walk_from(
+    state: &State,
+    project: &Project,
+    prepare: &'static str,
+    steps: [(&str, &'static str); 2],
+    args: &HierarchyArgs,
+) -> Answer {
+    let Some(&(_, step)) = steps.iter().find(|(name, _)| *name == args.direction) else {
+        return Err(Failure(format!(
+            "direction must be \"{}\" or \"{}\", got \"{}\"",
+            steps[0].0, steps[1].0, args.direction
+        )));
+    };
+    let path = project.resolve(&args.file_path)?;
+    walk(
+        state,
+        project,
+        Walk { prepare, step },
+        path,
+        args.line.max(1) - 1,
+        args.column.max(1) - 1,
+        args.depth,
+    )
+    .await
 }
 
 /// The hierarchy at 0-based `line`/`character` (UTF-16) of `path`, `depth`

@@ -26,10 +26,10 @@ pub struct ApplyPatch;
 impl ProjectTool for ApplyPatch {
     type Args = Args;
 
-    const SPEC: Spec = Spec {
-        name: "apply_patch",
-        description: "Apply a unified diff (as `diff -u` or `git diff` print it; paths relative to the project root, `a/` and `b/` prefixes allowed) to one or more project files, Neovim's buffers included. Each changed file is shown to the person as a diff to accept or reject (unless approval is off); the result lists the files applied and declined (isError unless all were applied). A patch that does not apply is refused, naming the hunk and the line that differs; nothing is changed then. New files (`--- /dev/null`) are created; deleting or renaming files is not supported.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "apply_patch",
+        "Apply a unified diff (as `diff -u` or `git diff` print it; paths relative to the project root, `a/` and `b/` prefixes allowed) to one or more project files, Neovim's buffers included. Each changed file is shown to the person as a diff to accept or reject (unless approval is off); the result lists the files applied and declined (isError unless all were applied). A patch that does not apply is refused, naming the hunk and the line that differs; nothing is changed then. New files (`--- /dev/null`) are created; deleting or renaming files is not supported.",
+        || {
             object(
                 json!({
                     "patch": {"type": "string", "description": "The unified diff"},
@@ -37,9 +37,7 @@ impl ProjectTool for ApplyPatch {
                 &["patch"],
             )
         },
-        waits_for_the_person: true,
-        in_project: true,
-    };
+    ).waiting();
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         let files = patch::parse(&args.patch).map_err(Failure)?;

@@ -16,13 +16,11 @@ pub struct CheckDocumentDirty;
 impl Tool for CheckDocumentDirty {
     type Args = FilePathArgs;
 
-    const SPEC: Spec = Spec {
-        name: "checkDocumentDirty",
-        description: "Whether the buffer of a file has unsaved changes.",
-        schema: file_path_schema,
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    const SPEC: Spec = Spec::editor(
+        "checkDocumentDirty",
+        "Whether the buffer of a file has unsaved changes.",
+        file_path_schema,
+    );
 
     async fn run(call: &Call<'_>, args: FilePathArgs) -> Outcome {
         Ok(run(call.state, args).await)

@@ -2,9 +2,9 @@
 //! and never the person's own `:diffthis` windows.
 
 use async_trait::async_trait;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{Call, NoArgs, Outcome, Spec, Tool, text_content};
+use super::{Call, NoArgs, Outcome, Spec, Tool, no_arguments, text_content};
 use crate::client::ClientId;
 use crate::diff::pending::DiffOutcome;
 use crate::state::State;
@@ -15,13 +15,11 @@ pub struct CloseAllDiffTabs;
 impl Tool for CloseAllDiffTabs {
     type Args = NoArgs;
 
-    const SPEC: Spec = Spec {
-        name: "closeAllDiffTabs",
-        description: "Close every diff tab this agent opened.",
-        schema: || json!({"type": "object", "properties": {}}),
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    const SPEC: Spec = Spec::editor(
+        "closeAllDiffTabs",
+        "Close every diff tab this agent opened.",
+        no_arguments,
+    );
 
     async fn run(call: &Call<'_>, _args: NoArgs) -> Outcome {
         Ok(run(call.state, call.client()?))

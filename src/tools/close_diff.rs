@@ -22,10 +22,10 @@ pub struct CloseDiff;
 impl Tool for CloseDiff {
     type Args = CloseArgs;
 
-    const SPEC: Spec = Spec {
-        name: "closeDiff",
-        description: "Close the diff of a file; answers JSON text {\"content\": the proposal as the person left it, or null}. ide/diffClosed follows unless suppressNotification is true (the person decided in the CLI's prompt).",
-        schema: || {
+    const SPEC: Spec = Spec::editor(
+        "closeDiff",
+        "Close the diff of a file; answers JSON text {\"content\": the proposal as the person left it, or null}. ide/diffClosed follows unless suppressNotification is true (the person decided in the CLI's prompt).",
+        || {
             json!({
                 "type": "object",
                 "properties": {
@@ -35,9 +35,7 @@ impl Tool for CloseDiff {
                 "required": ["filePath"],
             })
         },
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    );
 
     async fn run(call: &Call<'_>, args: CloseArgs) -> Outcome {
         let content = close(call.state, call.client()?, args).await;

@@ -17,19 +17,17 @@ pub struct CloseTab;
 impl Tool for CloseTab {
     type Args = Args;
 
-    const SPEC: Spec = Spec {
-        name: "close_tab",
-        description: "Close the diff tab with this name if it is still open.",
-        schema: || {
+    const SPEC: Spec = Spec::editor(
+        "close_tab",
+        "Close the diff tab with this name if it is still open.",
+        || {
             json!({
                 "type": "object",
                 "properties": {"tab_name": {"type": "string", "description": "tab_name given to openDiff"}},
                 "required": ["tab_name"],
             })
         },
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    );
 
     async fn run(call: &Call<'_>, args: Args) -> Outcome {
         Ok(run(call.state, call.client()?, args))

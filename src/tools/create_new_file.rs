@@ -16,10 +16,10 @@ pub struct CreateNewFile;
 impl ProjectTool for CreateNewFile {
     type Args = crate::project::edits::text::CreateArgs;
 
-    const SPEC: Spec = Spec {
-        name: "create_new_file",
-        description: "Create a project file with the given text (directories included, once the person approved it). Refused when the file exists unless overwrite is true.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "create_new_file",
+        "Create a project file with the given text (directories included, once the person approved it). Refused when the file exists unless overwrite is true.",
+        || {
             object(
                 json!({
                     "pathInProject": {"type": "string", "description": "Path relative to the project root"},
@@ -29,9 +29,7 @@ impl ProjectTool for CreateNewFile {
                 &["pathInProject"],
             )
         },
-        waits_for_the_person: true,
-        in_project: true,
-    };
+    ).waiting();
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::edits::text::create_file(state, project, args).await

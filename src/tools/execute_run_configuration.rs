@@ -19,10 +19,10 @@ pub struct ExecuteRunConfiguration;
 impl ProjectTool for ExecuteRunConfiguration {
     type Args = Args;
 
-    const SPEC: Spec = Spec {
-        name: "execute_run_configuration",
-        description: "Run one of get_run_configurations by name. The person is asked first, seeing the exact command (declined: isError); it runs in a terminal window in Neovim. Returns its exit code and last lines of output; `make` also fills Neovim's quickfix list from its output, and the entries are returned.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "execute_run_configuration",
+        "Run one of get_run_configurations by name. The person is asked first, seeing the exact command (declined: isError); it runs in a terminal window in Neovim. Returns its exit code and last lines of output; `make` also fills Neovim's quickfix list from its output, and the entries are returned.",
+        || {
             object(
                 json!({
                     "name": {"type": "string", "description": "A name get_run_configurations listed"},
@@ -32,9 +32,7 @@ impl ProjectTool for ExecuteRunConfiguration {
                 &["name"],
             )
         },
-        waits_for_the_person: true,
-        in_project: true,
-    };
+    ).waiting();
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         let run = Run {

@@ -20,10 +20,10 @@ pub struct ExecuteTerminalCommand;
 impl ProjectTool for ExecuteTerminalCommand {
     type Args = Args;
 
-    const SPEC: Spec = Spec {
-        name: "execute_terminal_command",
-        description: "Run a shell command in the project root, in a terminal window in Neovim. The person is asked first, seeing the exact command (declined: isError). Returns its exit code and last lines of output; one still running after the timeout keeps running in the terminal and the output so far is returned.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "execute_terminal_command",
+        "Run a shell command in the project root, in a terminal window in Neovim. The person is asked first, seeing the exact command (declined: isError). Returns its exit code and last lines of output; one still running after the timeout keeps running in the terminal and the output so far is returned.",
+        || {
             object(
                 json!({
                     "command": {"type": "string", "description": "The shell command ('shell' runs it)"},
@@ -33,9 +33,7 @@ impl ProjectTool for ExecuteTerminalCommand {
                 &["command"],
             )
         },
-        waits_for_the_person: true,
-        in_project: true,
-    };
+    ).waiting();
 
     /// Option `mcp.terminal_commands = false` takes it away.
     fn offered(state: &State) -> bool {

@@ -15,13 +15,11 @@ pub struct FindDeclaration;
 impl ProjectTool for FindDeclaration {
     type Args = PositionArgs;
 
-    const SPEC: Spec = Spec {
-        name: "find_declaration",
-        description: "Where the symbol at a 1-based line and column is declared (a C prototype in a header, say; servers without declarations answer with the definition), from the language server: locations {filePath, line, column, lineText}, 1-based.",
-        schema: || object(position_properties(), &["filePath", "line", "column"]),
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    const SPEC: Spec = Spec::project(
+        "find_declaration",
+        "Where the symbol at a 1-based line and column is declared (a C prototype in a header, say; servers without declarations answer with the definition), from the language server: locations {filePath, line, column, lineText}, 1-based.",
+        || object(position_properties(), &["filePath", "line", "column"]),
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         locations_at(state, project, "declaration", args).await

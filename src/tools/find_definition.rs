@@ -16,13 +16,11 @@ pub struct FindDefinition;
 impl ProjectTool for FindDefinition {
     type Args = PositionArgs;
 
-    const SPEC: Spec = Spec {
-        name: "find_definition",
-        description: "Where the symbol at a 1-based line and column is defined, from the language server: locations {filePath, line, column, lineText}, 1-based.",
-        schema: || object(position_properties(), &["filePath", "line", "column"]),
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    const SPEC: Spec = Spec::project(
+        "find_definition",
+        "Where the symbol at a 1-based line and column is defined, from the language server: locations {filePath, line, column, lineText}, 1-based.",
+        || object(position_properties(), &["filePath", "line", "column"]),
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         locations_at(state, project, "definition", args).await

@@ -18,10 +18,10 @@ pub struct FindFilesByGlob;
 impl ProjectTool for FindFilesByGlob {
     type Args = crate::project::search::GlobArgs;
 
-    const SPEC: Spec = Spec {
-        name: "find_files_by_glob",
-        description: "Project files whose path relative to the project root matches a glob (`src/**/*.rs`; a pattern without `/` matches file names at any depth). Files ignored by .gitignore are left out unless addExcluded.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "find_files_by_glob",
+        "Project files whose path relative to the project root matches a glob (`src/**/*.rs`; a pattern without `/` matches file names at any depth). Files ignored by .gitignore are left out unless addExcluded.",
+        || {
             object(
                 json!({
                     "globPattern": {"type": "string", "description": "Glob relative to the project root"},
@@ -33,9 +33,7 @@ impl ProjectTool for FindFilesByGlob {
                 &["globPattern"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(_state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::search::by_glob(project, args).await

@@ -17,10 +17,10 @@ pub struct FindFilesByNameKeyword;
 impl ProjectTool for FindFilesByNameKeyword {
     type Args = crate::project::search::KeywordArgs;
 
-    const SPEC: Spec = Spec {
-        name: "find_files_by_name_keyword",
-        description: "Project files whose name contains a keyword (case-insensitive), relative to the project root; .gitignore honoured.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "find_files_by_name_keyword",
+        "Project files whose name contains a keyword (case-insensitive), relative to the project root; .gitignore honoured.",
+        || {
             object(
                 json!({
                     "nameKeyword": {"type": "string", "description": "Part of the file name"},
@@ -30,9 +30,7 @@ impl ProjectTool for FindFilesByNameKeyword {
                 &["nameKeyword"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(_state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::search::by_name_keyword(project, args).await

@@ -15,13 +15,11 @@ pub struct FindTypeDefinition;
 impl ProjectTool for FindTypeDefinition {
     type Args = PositionArgs;
 
-    const SPEC: Spec = Spec {
-        name: "find_type_definition",
-        description: "Where the type of the symbol at a 1-based line and column is defined (the class of a variable, say), from the language server: locations {filePath, line, column, lineText}, 1-based.",
-        schema: || object(position_properties(), &["filePath", "line", "column"]),
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    const SPEC: Spec = Spec::project(
+        "find_type_definition",
+        "Where the type of the symbol at a 1-based line and column is defined (the class of a variable, say), from the language server: locations {filePath, line, column, lineText}, 1-based.",
+        || object(position_properties(), &["filePath", "line", "column"]),
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         locations_at(state, project, "type_definition", args).await

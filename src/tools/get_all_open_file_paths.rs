@@ -15,13 +15,11 @@ pub struct GetAllOpenFilePaths;
 impl ProjectTool for GetAllOpenFilePaths {
     type Args = NoArgs;
 
-    const SPEC: Spec = Spec {
-        name: "get_all_open_file_paths",
-        description: "The files open in Neovim (listed buffers), relative to the project root, and the active one.",
-        schema: || object(json!({}), &[]),
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    const SPEC: Spec = Spec::project(
+        "get_all_open_file_paths",
+        "The files open in Neovim (listed buffers), relative to the project root, and the active one.",
+        || object(json!({}), &[]),
+    );
 
     async fn run(state: &State, project: &Project, _args: Self::Args) -> Answer {
         crate::project::files::open_files(state, project).await

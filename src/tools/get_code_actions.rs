@@ -16,10 +16,10 @@ pub struct GetCodeActions;
 impl ProjectTool for GetCodeActions {
     type Args = crate::project::edits::lsp::ActionsArgs;
 
-    const SPEC: Spec = Spec {
-        name: "get_code_actions",
-        description: "The language servers' code actions (quick fixes, refactorings) at a 1-based position or range, with the diagnostics there: [{id, title, kind}]. apply_code_action applies one.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "get_code_actions",
+        "The language servers' code actions (quick fixes, refactorings) at a 1-based position or range, with the diagnostics there: [{id, title, kind}]. apply_code_action applies one.",
+        || {
             object(
                 json!({
                     "filePath": {"type": "string", "description": "Path relative to the project root"},
@@ -31,9 +31,7 @@ impl ProjectTool for GetCodeActions {
                 &["filePath", "line", "column"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::edits::lsp::code_actions(state, project, args).await

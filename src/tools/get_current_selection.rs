@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{Call, NoArgs, Outcome, Spec, Tool, json_text};
+use super::{Call, NoArgs, Outcome, Spec, Tool, json_text, no_arguments};
 use crate::nvim::seam::LuaCall;
 use crate::selection::Positions;
 use crate::state::State;
@@ -15,13 +15,11 @@ pub struct GetCurrentSelection;
 impl Tool for GetCurrentSelection {
     type Args = NoArgs;
 
-    const SPEC: Spec = Spec {
-        name: "getCurrentSelection",
-        description: "The selected text (or cursor) of Neovim's current window, if it shows a file.",
-        schema: || json!({"type": "object", "properties": {}}),
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    const SPEC: Spec = Spec::editor(
+        "getCurrentSelection",
+        "The selected text (or cursor) of Neovim's current window, if it shows a file.",
+        no_arguments,
+    );
 
     async fn run(call: &Call<'_>, _args: NoArgs) -> Outcome {
         Ok(run(call.state).await)

@@ -16,18 +16,16 @@ pub struct GetDiagnostics;
 impl Tool for GetDiagnostics {
     type Args = Args;
 
-    const SPEC: Spec = Spec {
-        name: "getDiagnostics",
-        description: "Diagnostics (errors, warnings) Neovim knows for one file uri, or for every open buffer.",
-        schema: || {
+    const SPEC: Spec = Spec::editor(
+        "getDiagnostics",
+        "Diagnostics (errors, warnings) Neovim knows for one file uri, or for every open buffer.",
+        || {
             json!({
                 "type": "object",
                 "properties": {"uri": {"type": "string", "description": "file:// uri; omit for all buffers"}},
             })
         },
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    );
 
     async fn run(call: &Call<'_>, args: Args) -> Outcome {
         Ok(run(call.state, call.client()?, args).await)

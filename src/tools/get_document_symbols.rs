@@ -16,18 +16,16 @@ pub struct GetDocumentSymbols;
 impl ProjectTool for GetDocumentSymbols {
     type Args = crate::project::lsp::FileArgs;
 
-    const SPEC: Spec = Spec {
-        name: "get_document_symbols",
-        description: "The symbols of a file {name, kind, filePath, line, column} (1-based), from the language server, else from the host's tree-sitter outline.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "get_document_symbols",
+        "The symbols of a file {name, kind, filePath, line, column} (1-based), from the language server, else from the host's tree-sitter outline.",
+        || {
             object(
                 json!({"filePath": {"type": "string", "description": "Path relative to the project root"}}),
                 &["filePath"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::lsp::document_symbols(state, project, args).await

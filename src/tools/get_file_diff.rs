@@ -23,10 +23,10 @@ pub struct GetFileDiff;
 impl ProjectTool for GetFileDiff {
     type Args = Args;
 
-    const SPEC: Spec = Spec {
-        name: "get_file_diff",
-        description: "A project file's changes as a unified diff (git; its headers name the file relative to the git root): the file on disk against HEAD, or with staged=true what is staged (the index against HEAD). An untracked file is shown whole as added. Unsaved edits in Neovim are not included.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "get_file_diff",
+        "A project file's changes as a unified diff (git; its headers name the file relative to the git root): the file on disk against HEAD, or with staged=true what is staged (the index against HEAD). An untracked file is shown whole as added. Unsaved edits in Neovim are not included.",
+        || {
             object(
                 json!({
                     "pathInProject": {"type": "string", "description": "Path relative to the project root"},
@@ -35,9 +35,7 @@ impl ProjectTool for GetFileDiff {
                 &["pathInProject"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(_state: &State, project: &Project, args: Self::Args) -> Answer {
         let file = project.confine(&args.path_in_project)?;

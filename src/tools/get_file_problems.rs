@@ -18,10 +18,10 @@ pub struct GetFileProblems;
 impl ProjectTool for GetFileProblems {
     type Args = crate::project::problems::FileArgs;
 
-    const SPEC: Spec = Spec {
-        name: "get_file_problems",
-        description: "Problems (diagnostics from language servers and anything else in vim.diagnostic) of one file, loading it if needed and waiting a few seconds at most for its language servers' first diagnostics; lines and columns are 1-based (columns in UTF-16 code units).",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "get_file_problems",
+        "Problems (diagnostics from language servers and anything else in vim.diagnostic) of one file, loading it if needed and waiting a few seconds at most for its language servers' first diagnostics; lines and columns are 1-based (columns in UTF-16 code units).",
+        || {
             object(
                 json!({
                     "filePath": {"type": "string", "description": "Path relative to the project root"},
@@ -30,9 +30,7 @@ impl ProjectTool for GetFileProblems {
                 &["filePath"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::problems::file_problems(state, project, args).await

@@ -16,10 +16,10 @@ pub struct GetFileTextByPath;
 impl ProjectTool for GetFileTextByPath {
     type Args = crate::project::files::TextArgs;
 
-    const SPEC: Spec = Spec {
-        name: "get_file_text_by_path",
-        description: "The text of a project file as Neovim has it: the buffer's text with unsaved edits when the file is loaded, else the file on disk.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "get_file_text_by_path",
+        "The text of a project file as Neovim has it: the buffer's text with unsaved edits when the file is loaded, else the file on disk.",
+        || {
             object(
                 json!({
                     "pathInProject": {"type": "string", "description": "Path relative to the project root"},
@@ -33,9 +33,7 @@ impl ProjectTool for GetFileTextByPath {
                 &["pathInProject"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::files::file_text(state, project, args).await

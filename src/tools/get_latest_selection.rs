@@ -2,9 +2,9 @@
 //! while the person is in a terminal talking to the agent.
 
 use async_trait::async_trait;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{Call, NoArgs, Outcome, Spec, Tool, get_current_selection};
+use super::{Call, NoArgs, Outcome, Spec, Tool, get_current_selection, no_arguments};
 use crate::state::State;
 
 pub struct GetLatestSelection;
@@ -13,13 +13,11 @@ pub struct GetLatestSelection;
 impl Tool for GetLatestSelection {
     type Args = NoArgs;
 
-    const SPEC: Spec = Spec {
-        name: "getLatestSelection",
-        description: "The most recent selection (or cursor) in a file, even while another window is current.",
-        schema: || json!({"type": "object", "properties": {}}),
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    const SPEC: Spec = Spec::editor(
+        "getLatestSelection",
+        "The most recent selection (or cursor) in a file, even while another window is current.",
+        no_arguments,
+    );
 
     async fn run(call: &Call<'_>, _args: NoArgs) -> Outcome {
         Ok(run(call.state).await)

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{Call, NoArgs, Outcome, Spec, Tool, json_text, language_id};
+use super::{Call, NoArgs, Outcome, Spec, Tool, json_text, language_id, no_arguments};
 use crate::nvim::seam::{LuaCall, OpenEditor};
 use crate::state::State;
 use crate::uri::file_url;
@@ -15,13 +15,11 @@ pub struct GetOpenEditors;
 impl Tool for GetOpenEditors {
     type Args = NoArgs;
 
-    const SPEC: Spec = Spec {
-        name: "getOpenEditors",
-        description: "The files open in Neovim (listed buffers): uri, label, language, unsaved changes, which is current.",
-        schema: || json!({"type": "object", "properties": {}}),
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    const SPEC: Spec = Spec::editor(
+        "getOpenEditors",
+        "The files open in Neovim (listed buffers): uri, label, language, unsaved changes, which is current.",
+        no_arguments,
+    );
 
     async fn run(call: &Call<'_>, _args: NoArgs) -> Outcome {
         Ok(run(call.state).await)

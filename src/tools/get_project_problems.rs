@@ -17,13 +17,11 @@ pub struct GetProjectProblems;
 impl ProjectTool for GetProjectProblems {
     type Args = NoArgs;
 
-    const SPEC: Spec = Spec {
-        name: "get_project_problems",
-        description: "Problems (diagnostics) of the project's files, per file; lines and columns are 1-based (columns in UTF-16 code units). Covers: files loaded in Neovim, as they are now; files opened and closed since, by the tools or the person (what their language servers last reported, kept until the file changes on disk or a server reports on it again); and what language servers that offer workspace diagnostics (LSP workspace/diagnostic) report for the whole workspace, asked at each call (2 s at most; servers that did not answer are named). Files nobody opened are not checked otherwise: use lint_files or get_file_problems for them.",
-        schema: || object(json!({}), &[]),
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    const SPEC: Spec = Spec::project(
+        "get_project_problems",
+        "Problems (diagnostics) of the project's files, per file; lines and columns are 1-based (columns in UTF-16 code units). Covers: files loaded in Neovim, as they are now; files opened and closed since, by the tools or the person (what their language servers last reported, kept until the file changes on disk or a server reports on it again); and what language servers that offer workspace diagnostics (LSP workspace/diagnostic) report for the whole workspace, asked at each call (2 s at most; servers that did not answer are named). Files nobody opened are not checked otherwise: use lint_files or get_file_problems for them.",
+        || object(json!({}), &[]),
+    );
 
     async fn run(state: &State, project: &Project, _args: Self::Args) -> Answer {
         crate::project::problems::project_problems(state, project).await

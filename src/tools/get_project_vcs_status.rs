@@ -23,13 +23,11 @@ pub struct GetProjectVcsStatus;
 impl ProjectTool for GetProjectVcsStatus {
     type Args = NoArgs;
 
-    const SPEC: Spec = Spec {
-        name: "get_project_vcs_status",
-        description: "The project's git status: branch (upstream, ahead, behind), and the changed files: staged (in the index), unstaged (changed in the work tree), untracked and conflicted, each {filePath, status} with paths relative to the project root. get_file_diff shows one file's changes.",
-        schema: || object(json!({}), &[]),
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    const SPEC: Spec = Spec::project(
+        "get_project_vcs_status",
+        "The project's git status: branch (upstream, ahead, behind), and the changed files: staged (in the index), unstaged (changed in the work tree), untracked and conflicted, each {filePath, status} with paths relative to the project root. get_file_diff shows one file's changes.",
+        || object(json!({}), &[]),
+    );
 
     async fn run(_state: &State, project: &Project, _args: Self::Args) -> Answer {
         let root = Path::new(&project.root);

@@ -17,13 +17,11 @@ pub struct GetRunConfigurations;
 impl ProjectTool for GetRunConfigurations {
     type Args = NoArgs;
 
-    const SPEC: Spec = Spec {
-        name: "get_run_configurations",
-        description: "What Neovim can run for this project: {name, kind, command?, description} for 'makeprg' (`make`, as :make runs it; its output fills the quickfix list), overseer.nvim's templates and neotest's nearest/file/suite (when those plugins are installed). execute_run_configuration runs one, after the person agrees.",
-        schema: || object(json!({}), &[]),
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    const SPEC: Spec = Spec::project(
+        "get_run_configurations",
+        "What Neovim can run for this project: {name, kind, command?, description} for 'makeprg' (`make`, as :make runs it; its output fills the quickfix list), overseer.nvim's templates and neotest's nearest/file/suite (when those plugins are installed). execute_run_configuration runs one, after the person agrees.",
+        || object(json!({}), &[]),
+    );
 
     async fn run(state: &State, _project: &Project, _args: Self::Args) -> Answer {
         let list = configurations(state).await?;

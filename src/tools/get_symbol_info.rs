@@ -17,13 +17,11 @@ pub struct GetSymbolInfo;
 impl ProjectTool for GetSymbolInfo {
     type Args = PositionArgs;
 
-    const SPEC: Spec = Spec {
-        name: "get_symbol_info",
-        description: "What the language server says about the symbol at a 1-based line and column: signature and documentation (hover), as markdown.",
-        schema: || object(position_properties(), &["filePath", "line", "column"]),
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    const SPEC: Spec = Spec::project(
+        "get_symbol_info",
+        "What the language server says about the symbol at a 1-based line and column: signature and documentation (hover), as markdown.",
+        || object(position_properties(), &["filePath", "line", "column"]),
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         let (path, hover) = at_position(state, project, "hover", args).await?;

@@ -2,13 +2,11 @@
 //! at the position, from language servers that support type hierarchies;
 //! a clear refusal from those that do not.
 
-use serde::Deserialize;
+use async_trait::async_trait;
 use serde_json::json;
 
-use async_trait::async_trait;
-
-use super::{ProjectTool, Spec, object};
-use crate::project::hierarchy::{MAX_DEPTH, Walk, walk};
+use super::{ProjectTool, Spec};
+use crate::project::hierarchy::{HierarchyArgs, schema, walk_from};
 use crate::project::{Answer, Failure, Project};
 use crate::state::State;
 
@@ -16,49 +14,25 @@ pub struct GetTypeHierarchy;
 
 #[async_trait]
 impl ProjectTool for GetTypeHierarchy {
-    type Args = Args;
+    type Args = HierarchyArgs;
 
-    const SPEC: Spec = Spec {
-        name: "get_type_hierarchy",
-        description: "Supertypes (direction \"supertypes\": what it extends or implements) or subtypes (\"subtypes\") of the class or type at a 1-based line and column, from the language server, as a tree: items {name, kind, detail?, filePath, line, column, lineText, children}, 1-based (UTF-16 columns), depth levels deep (default 1, at most 3), at most 100 items. Not every language server supports type hierarchies; the result says so when this one does not.",
-        schema: || {
-            object(
-                json!({
-                    "filePath": {"type": "string", "description": "Path relative to the project root"},
-                    "line": {"type": "integer", "minimum": 1, "description": "1-based line"},
-                    "column": {"type": "integer", "minimum": 1, "description": "1-based column, in UTF-16 code units"},
-                    "direction": {"type": "string", "enum": ["supertypes", "subtypes"], "description": "supertypes: what it extends or implements; subtypes: what extends or implements it"},
-                    "depth": {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "description": "Levels below the symbol (default 1, at most 3)"},
-                }),
-                &["filePath", "line", "column", "direction"],
+    const SPEC: Spec = Spec::project(
+        "get_type_hierarchy",
+        "Supertypes (direction \"supertypes\": what it extends or implements) or subtypes (\"subtypes\") of the class or type at a 1-based line and column, from the language server, as a tree: items {name, kind, detail?, filePath, line, column, lineText, children}, 1-based (UTF-16 columns), depth levels deep (default 1, at most 3), at most 100 items. Not every language server supports type hierarchies; the result says so when this one does not.",
+        || {
+            schema(
+                json!({"type": "string", "enum": ["supertypes", "subtypes"], "description": "supertypes: what it extends or implements; subtypes: what extends or implements it"}),
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
-    async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
-        let step = match args.direction.as_str() {
-            "supertypes" => "supertypes",
-            "subtypes" => "subtypes",
-            other => {
-                return Err(Failure(format!(
-                    "direction must be \"supertypes\" or \"subtypes\", got \"{other}\""
-                )));
-            }
-        };
-        let path = project.resolve(&args.file_path)?;
-        let found = walk(
+    async fn run(state: &State, project: &Project, args: HierarchyArgs) -> Answer {
+        let found = walk_from(
             state,
             project,
-            Walk {
-                prepare: "type_hierarchy",
-                step,
-            },
-            path,
-            args.line.max(1) - 1,
-            args.column.max(1) - 1,
-            args.depth,
+            "type_hierarchy",
+            [("supertypes", "supertypes"), ("subtypes", "subtypes")],
+            &args,
         )
         .await;
         found.map_err(|Failure(why)| match why.contains("prepareTypeHierarchy") {
@@ -70,19 +44,4 @@ impl ProjectTool for GetTypeHierarchy {
             false => Failure(why),
         })
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Args {
-    file_path: String,
-    line: u64,
-    column: u64,
-    direction: String,
-    #[serde(default = "one")]
-    depth: u64,
-}
-
-fn one() -> u64 {
-    1
 }

@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{Call, NoArgs, Outcome, Spec, Tool, json_text};
+use super::{Call, NoArgs, Outcome, Spec, Tool, json_text, no_arguments};
 use crate::project::workspace::workspace;
 use crate::state::State;
 use crate::uri::file_url;
@@ -16,13 +16,11 @@ pub struct GetWorkspaceFolders;
 impl Tool for GetWorkspaceFolders {
     type Args = NoArgs;
 
-    const SPEC: Spec = Spec {
-        name: "getWorkspaceFolders",
-        description: "The workspace folder: Neovim's current directory.",
-        schema: || json!({"type": "object", "properties": {}}),
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    const SPEC: Spec = Spec::editor(
+        "getWorkspaceFolders",
+        "The workspace folder: Neovim's current directory.",
+        no_arguments,
+    );
 
     async fn run(call: &Call<'_>, _args: NoArgs) -> Outcome {
         Ok(run(call.state).await)

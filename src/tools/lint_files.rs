@@ -26,10 +26,10 @@ pub struct LintFiles;
 impl ProjectTool for LintFiles {
     type Args = Args;
 
-    const SPEC: Spec = Spec {
-        name: "lint_files",
-        description: "Problems (diagnostics) of several project files at once, each loaded if needed and its language servers' first diagnostics waited for (a few seconds at most): [{filePath, errors, serversNotReported?, error?}], 1-based lines and columns (UTF-16). At most 50 files.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "lint_files",
+        "Problems (diagnostics) of several project files at once, each loaded if needed and its language servers' first diagnostics waited for (a few seconds at most): [{filePath, errors, serversNotReported?, error?}], 1-based lines and columns (UTF-16). At most 50 files.",
+        || {
             object(
                 json!({
                     "paths": {"type": "array", "items": {"type": "string"}, "description": "Paths relative to the project root"},
@@ -38,9 +38,7 @@ impl ProjectTool for LintFiles {
                 &["paths"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         if args.paths.is_empty() {

@@ -16,10 +16,10 @@ pub struct ListDirectoryTree;
 impl ProjectTool for ListDirectoryTree {
     type Args = crate::project::search::TreeArgs;
 
-    const SPEC: Spec = Spec {
-        name: "list_directory_tree",
-        description: "The tree of a project directory, as indented text and as entries {path, type, depth}; .gitignore honoured.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "list_directory_tree",
+        "The tree of a project directory, as indented text and as entries {path, type, depth}; .gitignore honoured.",
+        || {
             object(
                 json!({
                     "directoryPath": {"type": "string", "description": "Directory relative to the project root (`.` for the root)"},
@@ -29,9 +29,7 @@ impl ProjectTool for ListDirectoryTree {
                 &["directoryPath"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(_state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::search::tree(project, args).await

@@ -33,6 +33,48 @@ pub struct Spec {
     pub in_project: bool,
 }
 
+impl Spec {
+    /// A tool of the editor and its workspace folder.
+    pub const fn editor(
+        name: &'static str,
+        description: &'static str,
+        schema: fn() -> Value,
+    ) -> Spec {
+        Spec {
+            name,
+            description,
+            schema,
+            waits_for_the_person: false,
+            in_project: false,
+        }
+    }
+
+    /// A tool on the project a call's `projectPath` names.
+    pub const fn project(
+        name: &'static str,
+        description: &'static str,
+        schema: fn() -> Value,
+    ) -> Spec {
+        Spec {
+            in_project: true,
+            ..Spec::editor(name, description, schema)
+        }
+    }
+
+    /// The same tool, waiting for the person's decision.
+    pub const fn waiting(self) -> Spec {
+        Spec {
+            waits_for_the_person: true,
+            ..self
+        }
+    }
+}
+
+/// The schema of a tool without arguments.
+pub fn no_arguments() -> Value {
+    json!({"type": "object", "properties": {}})
+}
+
 /// A tool: its spec, its arguments' type and its handler.
 #[async_trait]
 pub trait Tool: Sync + 'static {

@@ -22,10 +22,10 @@ pub struct OpenDiff;
 impl Tool for OpenDiff {
     type Args = Request;
 
-    const SPEC: Spec = Spec {
-        name: "openDiff",
-        description: "Show a proposed change as a diff in Neovim and wait until the person accepts or rejects it.",
-        schema: || {
+    const SPEC: Spec = Spec::editor(
+        "openDiff",
+        "Show a proposed change as a diff in Neovim and wait until the person accepts or rejects it.",
+        || {
             json!({
                 "type": "object",
                 "properties": {
@@ -37,9 +37,7 @@ impl Tool for OpenDiff {
                 "required": ["old_file_path", "new_file_path", "new_file_contents", "tab_name"],
             })
         },
-        waits_for_the_person: true,
-        in_project: false,
-    };
+    ).waiting();
 
     async fn run(call: &Call<'_>, request: Request) -> Outcome {
         Ok(run(call.state, call.client()?, request).await)

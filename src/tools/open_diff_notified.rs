@@ -27,10 +27,10 @@ pub struct OpenDiffNotified;
 impl Tool for OpenDiffNotified {
     type Args = OpenArgs;
 
-    const SPEC: Spec = Spec {
-        name: "openDiff",
-        description: "Show a proposed change of a file as a diff in Neovim. Answered at once; how it ends follows as ide/diffAccepted (with the final text), ide/diffRejected or ide/diffClosed (closed without a decision). Neovim never writes the file.",
-        schema: || {
+    const SPEC: Spec = Spec::editor(
+        "openDiff",
+        "Show a proposed change of a file as a diff in Neovim. Answered at once; how it ends follows as ide/diffAccepted (with the final text), ide/diffRejected or ide/diffClosed (closed without a decision). Neovim never writes the file.",
+        || {
             json!({
                 "type": "object",
                 "properties": {
@@ -40,9 +40,7 @@ impl Tool for OpenDiffNotified {
                 "required": ["filePath", "newContent"],
             })
         },
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    );
 
     async fn run(call: &Call<'_>, args: OpenArgs) -> Outcome {
         open(call.state, call.client()?, args).await;

@@ -19,10 +19,10 @@ pub struct OpenFile;
 impl Tool for OpenFile {
     type Args = Args;
 
-    const SPEC: Spec = Spec {
-        name: "openFile",
-        description: "Open a file of the workspace in Neovim, optionally selecting from startText to endText.",
-        schema: || {
+    const SPEC: Spec = Spec::editor(
+        "openFile",
+        "Open a file of the workspace in Neovim, optionally selecting from startText to endText.",
+        || {
             json!({
                 "type": "object",
                 "properties": {
@@ -36,9 +36,7 @@ impl Tool for OpenFile {
                 "required": ["filePath"],
             })
         },
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    );
 
     async fn run(call: &Call<'_>, args: Args) -> Outcome {
         Ok(run(call.state, args).await)

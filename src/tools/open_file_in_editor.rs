@@ -15,10 +15,10 @@ pub struct OpenFileInEditor;
 impl ProjectTool for OpenFileInEditor {
     type Args = crate::project::files::OpenArgs;
 
-    const SPEC: Spec = Spec {
-        name: "open_file_in_editor",
-        description: "Show a project file in Neovim, in the last used file window, optionally with the cursor at a 1-based line and column.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "open_file_in_editor",
+        "Show a project file in Neovim, in the last used file window, optionally with the cursor at a 1-based line and column.",
+        || {
             object(
                 json!({
                     "filePath": {"type": "string", "description": "Path relative to the project root"},
@@ -28,9 +28,7 @@ impl ProjectTool for OpenFileInEditor {
                 &["filePath"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::files::open_in_editor(state, project, args).await

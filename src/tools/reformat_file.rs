@@ -16,18 +16,16 @@ pub struct ReformatFile;
 impl ProjectTool for ReformatFile {
     type Args = crate::project::edits::lsp::ReformatArgs;
 
-    const SPEC: Spec = Spec {
-        name: "reformat_file",
-        description: "Reformat a project file with its language server (LSP formatting). The person reviews the change as a diff unless they turned approval off.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "reformat_file",
+        "Reformat a project file with its language server (LSP formatting). The person reviews the change as a diff unless they turned approval off.",
+        || {
             object(
                 json!({"path": {"type": "string", "description": "Path relative to the project root"}}),
                 &["path"],
             )
         },
-        waits_for_the_person: true,
-        in_project: true,
-    };
+    ).waiting();
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::edits::lsp::reformat(state, project, args).await

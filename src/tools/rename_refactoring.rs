@@ -18,10 +18,10 @@ pub struct RenameRefactoring;
 impl ProjectTool for RenameRefactoring {
     type Args = crate::project::edits::lsp::RenameArgs;
 
-    const SPEC: Spec = Spec {
-        name: "rename_refactoring",
-        description: "Rename a symbol across the project with the language server. The symbol is the one at the 1-based line and column, else the first definition of symbolName in the file. Every changed file is shown to the person as a diff (unless approval is off); the result lists the files applied and declined.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "rename_refactoring",
+        "Rename a symbol across the project with the language server. The symbol is the one at the 1-based line and column, else the first definition of symbolName in the file. Every changed file is shown to the person as a diff (unless approval is off); the result lists the files applied and declined.",
+        || {
             object(
                 json!({
                     "pathInProject": {"type": "string", "description": "Path relative to the project root of a file with the symbol"},
@@ -33,9 +33,7 @@ impl ProjectTool for RenameRefactoring {
                 &["pathInProject", "newName"],
             )
         },
-        waits_for_the_person: true,
-        in_project: true,
-    };
+    ).waiting();
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::edits::lsp::rename(state, project, args).await

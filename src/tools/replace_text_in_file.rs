@@ -17,10 +17,10 @@ pub struct ReplaceTextInFile;
 impl ProjectTool for ReplaceTextInFile {
     type Args = crate::project::edits::text::ReplaceArgs;
 
-    const SPEC: Spec = Spec {
-        name: "replace_text_in_file",
-        description: "Replace text in a project file (the buffer's text when it is open in Neovim, unsaved edits included). The person reviews the change as a diff unless they turned approval off; the result says whether it was applied, declined (isError) or changed by them.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "replace_text_in_file",
+        "Replace text in a project file (the buffer's text when it is open in Neovim, unsaved edits included). The person reviews the change as a diff unless they turned approval off; the result says whether it was applied, declined (isError) or changed by them.",
+        || {
             object(
                 json!({
                     "pathInProject": {"type": "string", "description": "Path relative to the project root"},
@@ -32,9 +32,7 @@ impl ProjectTool for ReplaceTextInFile {
                 &["pathInProject", "oldText", "newText"],
             )
         },
-        waits_for_the_person: true,
-        in_project: true,
-    };
+    ).waiting();
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::edits::text::replace_text(state, project, args).await

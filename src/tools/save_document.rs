@@ -17,13 +17,11 @@ pub struct SaveDocument;
 impl Tool for SaveDocument {
     type Args = FilePathArgs;
 
-    const SPEC: Spec = Spec {
-        name: "saveDocument",
-        description: "Write the unsaved changes of a workspace file's buffer to disk.",
-        schema: file_path_schema,
-        waits_for_the_person: false,
-        in_project: false,
-    };
+    const SPEC: Spec = Spec::editor(
+        "saveDocument",
+        "Write the unsaved changes of a workspace file's buffer to disk.",
+        file_path_schema,
+    );
 
     async fn run(call: &Call<'_>, args: FilePathArgs) -> Outcome {
         Ok(run(call.state, args).await)

@@ -15,18 +15,16 @@ pub struct SearchInFilesByRegex;
 impl ProjectTool for SearchInFilesByRegex {
     type Args = crate::project::search::SearchArgs;
 
-    const SPEC: Spec = Spec {
-        name: "search_in_files_by_regex",
-        description: "Lines of project files matching a regular expression (Rust regex syntax): {filePath, line (1-based), lineText}. .gitignore honoured; files that are not UTF-8 are skipped.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "search_in_files_by_regex",
+        "Lines of project files matching a regular expression (Rust regex syntax): {filePath, line (1-based), lineText}. .gitignore honoured; files that are not UTF-8 are skipped.",
+        || {
             object(
                 search_properties("regexPattern", "Regular expression to find"),
                 &["regexPattern"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(_state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::search::in_files(project, args, true).await

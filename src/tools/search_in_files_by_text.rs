@@ -15,18 +15,16 @@ pub struct SearchInFilesByText;
 impl ProjectTool for SearchInFilesByText {
     type Args = crate::project::search::SearchArgs;
 
-    const SPEC: Spec = Spec {
-        name: "search_in_files_by_text",
-        description: "Lines of project files containing a text: {filePath, line (1-based), lineText}. .gitignore honoured; files that are not UTF-8 are skipped.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "search_in_files_by_text",
+        "Lines of project files containing a text: {filePath, line (1-based), lineText}. .gitignore honoured; files that are not UTF-8 are skipped.",
+        || {
             object(
                 search_properties("searchText", "Text to find"),
                 &["searchText"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(_state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::search::in_files(project, args, false).await

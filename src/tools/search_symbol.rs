@@ -17,10 +17,10 @@ pub struct SearchSymbol;
 impl ProjectTool for SearchSymbol {
     type Args = crate::project::symbol_search::Args;
 
-    const SPEC: Spec = Spec {
-        name: "search_symbol",
-        description: "Symbols whose name matches q across the workspace, from the language servers (what they have indexed), else from the tree-sitter outline of the open buffers: {name, kind, filePath, line, column}, 1-based (columns in UTF-16 code units), the project's own first.",
-        schema: || {
+    const SPEC: Spec = Spec::project(
+        "search_symbol",
+        "Symbols whose name matches q across the workspace, from the language servers (what they have indexed), else from the tree-sitter outline of the open buffers: {name, kind, filePath, line, column}, 1-based (columns in UTF-16 code units), the project's own first.",
+        || {
             object(
                 json!({
                     "q": {"type": "string", "description": "The name, or part of it, to look for"},
@@ -29,9 +29,7 @@ impl ProjectTool for SearchSymbol {
                 &["q"],
             )
         },
-        waits_for_the_person: false,
-        in_project: true,
-    };
+    );
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
         crate::project::symbol_search::search(state, project, args).await
