@@ -21,7 +21,7 @@ pub enum ClientKind {
     Pi,
     /// Claude Code: diagnostics as an array, no suggestions.
     Claude,
-    /// A client of pi's context socket (seed 002): NDJSON, not JSON-RPC; it
+    /// A client of pi's context/review socket: NDJSON, not JSON-RPC; it
     /// gets context pushes and may ask for reviews.
     Socket,
     /// Gemini CLI in IDE mode (the companion protocol over Streamable-HTTP

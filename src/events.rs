@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use crate::client::ClientKind;
+use crate::context_review;
 use crate::diff::pending::DiffOutcome;
 use crate::ide_companion;
-use crate::ide_protocol;
 use crate::jsonrpc;
 use crate::mcp_http;
 use crate::nvim::seam::{Decision, EditorEvent};
@@ -24,7 +24,7 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
             {
                 state.clients.broadcast_latest(Latest::Selection, &message);
             }
-            ide_protocol::context::broadcast(state, Some(&positions));
+            context_review::context::broadcast(state, Some(&positions));
             ide_companion::context::on_selection(state, &positions).await;
         }
         EditorEvent::LspAnswer(answer) | EditorEvent::ToolAnswer(answer) => {
@@ -34,9 +34,9 @@ pub async fn handle(state: &Arc<State>, event: EditorEvent) {
         EditorEvent::ProposeEdit(edit) => {
             crate::task::spawn(mcp_http::user_tools::propose_from_lua(state.clone(), edit));
         }
-        EditorEvent::NoFile => ide_protocol::context::broadcast(state, None),
+        EditorEvent::NoFile => context_review::context::broadcast(state, None),
         EditorEvent::RootsChanged => state.project_roots.invalidate(),
-        EditorEvent::ReviewDone(done) => ide_protocol::review::done(state, done),
+        EditorEvent::ReviewDone(done) => context_review::review::done(state, done),
         EditorEvent::DiffDecided(Decision { id, accepted }) => {
             if let Some(diff) = state.diffs.take(id) {
                 diff.answer(match accepted {

@@ -13,9 +13,9 @@ use tokio::runtime::Runtime;
 use tokio::sync::{mpsc, watch};
 use tokio_util::compat::TokioAsyncReadCompatExt;
 
+use crate::context_review::messages;
+pub use crate::context_review::messages::Incoming;
 use crate::diagnostics::Mirror;
-use crate::ide_protocol::messages;
-pub use crate::ide_protocol::messages::Incoming;
 use crate::nvim::editor::Editor;
 use crate::nvim::handler::{NvimHandler, parse_buffer_event};
 use crate::nvim::seam::EditorEvent;
@@ -33,7 +33,7 @@ fn runtime() -> &'static Runtime {
     })
 }
 
-/// Seed 002: bytes of the context socket, cut into reads at the positions
+/// The context/review socket's bytes, cut into reads at the positions
 /// `cuts` gives, framed with a line cap of `max`, each line parsed as a
 /// message. The framing's buffer never holds more than the cap.
 pub fn socket_lines(data: &[u8], cuts: &[u8], max: usize) -> Vec<Incoming> {

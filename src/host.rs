@@ -283,7 +283,7 @@ pub async fn run(config: Config) -> io::Result<()> {
     for diff in state.diffs.take_all() {
         diff.answer(DiffOutcome::rejected("Neovim is closing"));
     }
-    crate::ide_protocol::review::shutdown(&state);
+    crate::context_review::review::shutdown(&state);
     locks.remove();
     for discovery in &discoveries {
         discovery.remove();

@@ -38,8 +38,9 @@
 //!   about, its files, problems, language servers, git and edits.
 //! * [`events`]      – what Neovim reports, turned into actions.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
-//! * [`ide_protocol`] – seed 002's messages over the socket: `hello`,
-//!   `context`, review requests and `reviewResult`.
+//! * [`context_review`] – the context/review protocol pi's `ide` extension
+//!   speaks over [`socket`]: `hello`, `context`, review requests and
+//!   `reviewResult`.
 //!
 //! State (knows nothing about sockets):
 //! * [`state`]       – clients, pending diffs, requests sent to agents, the
@@ -56,6 +57,7 @@
 //!   after resolving every link, reads and writes that never follow one.
 //! * [`selection`]   – positions → `selection_changed` params.
 //! * [`uri`]         – `file://` URIs ↔ paths.
+//! * [`git`]         – git run without a shell, bounded in time and output.
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
 //! * [`client`]      – client ids and kinds.
 //! * [`mutex`]       – locking that survives a panicked task.
@@ -69,6 +71,7 @@ pub mod cli;
 mod client;
 pub mod config;
 pub mod confine;
+mod context_review;
 mod diagnostics;
 mod diff;
 mod discovery;
@@ -77,10 +80,10 @@ mod file_watch;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+mod git;
 pub mod host;
 mod http;
 mod ide_companion;
-mod ide_protocol;
 pub mod jsonrpc;
 pub mod limits;
 mod listen;
@@ -95,8 +98,11 @@ mod outline;
 mod peer;
 mod private_file;
 mod project;
+/// Unit tests' scratch directories: the integration tests' own helper.
 #[cfg(test)]
-mod scratch;
+mod scratch {
+    pub use pi_ide_test_support::Scratch;
+}
 mod selection;
 mod socket;
 mod state;

@@ -153,8 +153,8 @@ M.calls = {
   refused = function(message)
     require("pi-ide.util").notify(message, vim.log.levels.WARN)
   end,
-  -- Files of loaded buffers changed on disk (`changed`) or went away
-  -- (`gone`): buffer names, once per quiet period.
+  -- Watched files changed on disk (`changed`) or went away (`gone`): the
+  -- names `watch_files` sent, once per quiet period.
   files_changed = function(changed, gone)
     require("pi-ide.follow").on_changes(changed, gone)
   end,
@@ -206,7 +206,7 @@ M.EVENTS = {
   "review_done", -- {id, status, comments}: the person submitted or cancelled review `id`
   "lsp_answer", -- {id, result?, error?, no_server?, filetype?}: the answer to lsp_request `id`
   "roots_changed", -- the cwd, a language server or its workspace folders changed
-  "watch_files", -- paths: the files of every loaded buffer, to watch on disk
+  "watch_files", -- paths: every file to watch on disk (loaded buffers', diffs')
   "file_written", -- path: Neovim wrote this watched file itself
   "tool_answer", -- {id, result?, error?}: the answer to user_tool, run_configurations or run_command `id`
   "tools_changed", -- tools: every MCP tool the config registered {name, description, input_schema}

@@ -1,6 +1,7 @@
-//! The files of Neovim's loaded buffers, watched on disk so their buffers
-//! can follow changes made by anyone else (an agent's shell, a formatter,
-//! `git checkout`).
+//! The files of Neovim's loaded buffers (and those a diff watches), watched
+//! on disk so their buffers can follow changes made by anyone else (an
+//! agent's shell, a formatter, `git checkout`). The one file watch of the
+//! plugin: Lua only says what to watch and renders what changed.
 //!
 //! One OS watch per directory that holds a wanted file (inotify, FSEvents,
 //! kqueue through `notify`); events for other files in it are dropped on

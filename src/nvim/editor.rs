@@ -9,7 +9,7 @@ use nvim_rs::{Neovim, Value};
 use serde::de::DeserializeOwned;
 
 use super::convert::to_json;
-use super::seam::LuaCall;
+use super::seam::{self, LuaCall};
 use crate::diff::parts::LinePart;
 use crate::selection::Positions;
 
@@ -80,12 +80,9 @@ impl Editor {
         let json = to_json(&value);
         match serde_json::from_value(json.clone()) {
             Ok(answer) => Ok(Some(answer)),
-            Err(_) if json == serde_json::json!({}) => {
-                serde_json::from_value(serde_json::json!([]))
-                    .map(Some)
-                    .map_err(|e| e.to_string())
-            }
-            Err(error) => Err(error.to_string()),
+            Err(error) => serde_json::from_value(seam::list(json))
+                .map(Some)
+                .map_err(|_| error.to_string()),
         }
     }
 

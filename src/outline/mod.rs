@@ -1,5 +1,8 @@
 //! Tree-sitter context for suggestions, computed in the host off Neovim's UI
-//! thread.
+//! thread: the plugin's outline engine (the MCP symbol tools use it too).
+//! Lua's `suggest/fallback_context.lua` only covers, for a suggestion the
+//! person asked for, the filetypes whose grammar only Neovim has (its own
+//! parsers and those the person installed), which the host cannot load.
 //!
 //! * [`languages`] – grammars compiled in, definition and comment node kinds.
 //! * [`document`]  – a buffer mirrored from lines events, reparsed incrementally.

@@ -17,12 +17,10 @@
 //!   language servers compute.
 //! * [`symbol_search`] – workspace symbols, else the tree-sitter outline.
 //! * [`hierarchy`] – call and type hierarchies walked level by level.
-//! * [`git`]      – git run in the host, bounded in time and output.
 //! * [`run`]      – running configurations and commands once the person agreed.
 
 pub mod edits;
 pub mod files;
-pub mod git;
 pub mod hierarchy;
 pub mod line_text;
 pub mod lsp;

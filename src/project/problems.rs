@@ -15,7 +15,7 @@ use super::lsp_answers::{Encoding, utf16_column};
 use super::workspace_problems::{self, PULL_TIMEOUT};
 use super::{Answer, Failure, Project, line_text, lsp};
 use crate::diagnostics::kept::{Columns, Pulled, Report};
-use crate::nvim::seam::LspQuery;
+use crate::nvim::seam::{LspQuery, items as list};
 use crate::state::State;
 
 /// How long a call waits for the file's language servers to publish their
@@ -123,11 +123,6 @@ pub async fn of_file(
         no_server: answer.no_server,
         silent,
     })
-}
-
-/// The items of a list from Lua (where an empty one arrives as a map).
-fn list(value: &Value) -> impl Iterator<Item = &Value> {
-    value.as_array().into_iter().flatten()
 }
 
 pub async fn project_problems(state: &State, project: &Project) -> Answer {

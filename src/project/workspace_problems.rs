@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use super::lsp;
 use crate::diagnostics::kept::{Columns, Pulled};
-use crate::nvim::seam::LspQuery;
+use crate::nvim::seam::{LspQuery, items as list};
 use crate::state::State;
 use crate::uri::path_of;
 
@@ -127,11 +127,6 @@ fn diagnostic(raw: &Value) -> Value {
         kept["source"] = json!(source);
     }
     kept
-}
-
-/// The items of a list from Lua (where an empty one arrives as a map).
-fn list(value: &Value) -> impl Iterator<Item = &Value> {
-    value.as_array().into_iter().flatten()
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! One client: `hello` first, then the lines it sends go to
-//! [`crate::ide_protocol`] and the messages queued for it go out, one JSON
+//! [`crate::context_review`] and the messages queued for it go out, one JSON
 //! object per line. A client that closes at once (pi's probe) ends here
 //! quietly, whatever the write of `hello` met. A line begun must end within
 //! [`LINE_TIMEOUT`]; a client that stops reading fills its bounded outbox
@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use super::MAX_LINE_BYTES;
 use super::lines::{Chunk, Lines};
 use crate::client::ClientKind;
-use crate::ide_protocol::{self, messages};
+use crate::context_review::{self, messages};
 use crate::state::State;
 use crate::state::outbox::outbox;
 
@@ -42,7 +42,7 @@ pub async fn run(
     let (outbox, mut messages) = outbox();
     let client = state.client_connected(ClientKind::Socket, outbox);
     tracing::info!("client {} connected (socket)", client.0);
-    ide_protocol::connected(&state, client);
+    context_review::connected(&state, client);
     let mut lines = Lines::new(MAX_LINE_BYTES);
     let mut buffer = vec![0; 64 * 1024];
     // When the line being read must have ended.
@@ -62,7 +62,7 @@ pub async fn run(
                 Ok(n) => {
                     for chunk in lines.feed(&buffer[..n]) {
                         match chunk {
-                            Chunk::Line(line) => ide_protocol::receive(&state, client, &line),
+                            Chunk::Line(line) => context_review::receive(&state, client, &line),
                             Chunk::NotUtf8 => tracing::debug!("client {}: a line that is not UTF-8", client.0),
                             Chunk::TooLong => tracing::warn!(
                                 "client {}: a line longer than {MAX_LINE_BYTES} bytes, skipped",

@@ -1,7 +1,7 @@
-//! The context socket pi's `ide` extension connects to (seed 002):
+//! The context/review socket pi's `ide` extension connects to:
 //! `<project root>/.pi/ide/<name>.sock`, newline-delimited JSON. It only
 //! binds, accepts, frames and forwards: what the lines mean is
-//! [`crate::ide_protocol`]'s business.
+//! [`crate::context_review`]'s business.
 //!
 //! * [`file`]       – the socket file: its place, modes, name, liveness.
 //! * [`server`]     – accepts, re-creates a deleted socket, follows `:cd`.

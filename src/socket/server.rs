@@ -48,7 +48,8 @@ pub async fn serve(
                         drop((slot, done));
                     });
                 }
-                // Closed before `hello`: seed 002 has no way to say why.
+                // Closed before `hello`: the context/review protocol has
+                // no way to say why.
                 Admission::Refused(_) => {}
             },
             _ = poll.tick() => {

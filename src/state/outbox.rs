@@ -1,5 +1,5 @@
 //! One client's queue of messages to send, bounded. What only matters as its
-//! latest value (the selection, seed 002's `context`) takes one place in the
+//! latest value (the selection, the context socket's `context`) takes one place in the
 //! queue however often it changes: a client that stopped reading gets the
 //! newest one when it resumes, not a backlog. A client that falls further
 //! behind than the bound is given up on: its connection closes.

@@ -11,7 +11,8 @@ use serde_json::json;
 use async_trait::async_trait;
 
 use super::{ProjectTool, Spec, object};
-use crate::project::{Answer, Failure, Project, git};
+use crate::git;
+use crate::project::{Answer, Failure, Project};
 use crate::state::State;
 
 /// A longer diff is cut here, and the answer says so.

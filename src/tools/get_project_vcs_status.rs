@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use async_trait::async_trait;
 
 use super::{NoArgs, ProjectTool, Spec, object};
-use crate::project::{Answer, Failure, Project, git};
+use crate::git;
+use crate::project::{Answer, Failure, Project};
 use crate::state::State;
 
 /// At most this many files are listed; git's own output is bounded too.

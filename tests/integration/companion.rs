@@ -452,26 +452,7 @@ async fn open_diff_is_answered_at_once_and_decided_by_notification() {
     // Decided in the CLI's prompt: closeDiff (with suppressNotification,
     // as the CLI sends it then) gets the text as the person left it, as
     // JSON text, and no notification follows.
-    cli.call("openDiff", open.clone()).await;
-    let diffs = session.wait_diffs(1).await;
-    let buf = diffs[0]["proposed_buf"].as_i64().unwrap();
-    session
-        .exec(&format!(
-            "vim.api.nvim_buf_set_lines({buf}, 0, 1, false, {{'ONE'}})"
-        ))
-        .await;
-    let closed = cli
-        .call(
-            "closeDiff",
-            json!({"filePath": file_path, "suppressNotification": true}),
-        )
-        .await;
-    let text = closed["content"][0]["text"].as_str().unwrap();
-    assert_eq!(
-        serde_json::from_str::<Value>(text).unwrap(),
-        json!({"content": "ONE\ntwo\n"})
-    );
-    session.wait_diffs(0).await;
+    edit_then_answer_in_the_prompt(&session, &mut cli, &file_path).await;
     let none = cli.call("closeDiff", json!({"filePath": file_path})).await;
     assert_eq!(none["content"][0]["text"], r#"{"content":null}"#);
     // The next decision is the next diff's: none came for the closed one.

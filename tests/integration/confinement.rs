@@ -123,7 +123,7 @@ async fn a_neovim_started_in_home_gives_agents_context_but_no_file() {
     let editors = claude.call_tool("getOpenEditors", json!({})).await;
     assert!(texts(&editors)[0].contains("notes.txt"), "{editors}");
 
-    // Seed 002: the socket is there for context, but reviews are refused.
+    // The context/review socket is there for context, but reviews are refused.
     let result = review(&home.join(".pi/ide/nvim.sock"), &[".ssh/id_ed25519"]).await;
     assert_eq!(result["status"], "cancelled", "{result}");
     let reason = told(&session, "review refused").await;

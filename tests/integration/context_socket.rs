@@ -1,4 +1,4 @@
-//! pi's context socket (seed 002): `<project root>/.pi/ide/<name>.sock`,
+//! pi's context/review socket: `<project root>/.pi/ide/<name>.sock`,
 //! NDJSON. A real headless Neovim and host; the test plays pi's `ide`
 //! extension with a plain Unix socket client.
 

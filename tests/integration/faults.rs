@@ -40,6 +40,50 @@ async fn a_file_changed_on_disk_while_its_diff_is_open_is_shown_before_accepting
     assert_eq!(texts(&agent.response(&id).await)[0], "DIFF_REJECTED");
 }
 
+/// The host names a file it starts watching once, changed or not: a diff
+/// whose file nobody touched must not say it changed.
+#[tokio::test]
+async fn a_diff_whose_file_stays_as_it_was_does_not_say_it_changed() {
+    let session = Session::start().await;
+    let path = session.write_file("still.txt", "first\n");
+    session
+        .exec(
+            "local paths = require('pi-ide.follow.paths'); local on_changes = paths.on_changes; \
+             _G.named = {}; paths.on_changes = function(names) \
+             vim.list_extend(_G.named, names); return on_changes(names) end",
+        )
+        .await;
+    let mut agent = session.connect().await;
+    let id = agent.open_diff(&path, "agent\n", "still").await;
+    session.wait_diffs(1).await;
+    let real = path.canonicalize().unwrap();
+    eventually("the host to name the newly watched file", || async {
+        let named = session.lua("return _G.named").await;
+        let named: Vec<String> = serde_json::from_value(named).unwrap_or_default();
+        named
+            .iter()
+            .any(|name| std::path::Path::new(name).canonicalize().ok() == Some(real.clone()))
+            .then_some(())
+    })
+    .await;
+    let winbar = session
+        .lua("return vim.wo[vim.fn.win_getid(1)].winbar")
+        .await;
+    assert!(
+        !winbar.as_str().unwrap().contains("changed on disk"),
+        "{winbar}"
+    );
+    assert!(
+        !session
+            .notifications()
+            .await
+            .iter()
+            .any(|m| m.contains("changed on disk"))
+    );
+    session.exec("require('pi-ide.diff').reject()").await;
+    assert_eq!(texts(&agent.response(&id).await)[0], "DIFF_REJECTED");
+}
+
 #[tokio::test]
 async fn signals_to_neovim_answer_pending_diffs_and_remove_the_lockfile() {
     for signal in [libc::SIGTERM, libc::SIGHUP] {

@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
         "ide_companion",
         "events",
         "suggest",
-        "ide_protocol",
+        "context_review",
     ],
     &["tools"],
     &["project"],
@@ -41,6 +41,7 @@ const LAYERS: &[&[&str]] = &[
         "outline",
         "selection",
         "uri",
+        "git",
         "jsonrpc",
         "client",
         "mutex",
@@ -165,12 +166,55 @@ fn only_the_editor_calls_into_neovim_and_it_spawns_each_call() {
     );
 }
 
+/// One of each mechanism: git runs only through `src/git.rs`, and files
+/// are watched on disk only by the host's watch (no Lua module starts a
+/// watcher of its own).
+#[test]
+fn git_runs_in_one_place_and_files_are_watched_in_one() {
+    let src = repo_root().join("src");
+    let mut files = vec![];
+    collect(&src, &mut files);
+    let mut running_git: Vec<String> = files
+        .iter()
+        .filter(|path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap().to_owned();
+            code.contains("Command::new(\"git\")")
+        })
+        .map(|path| path.strip_prefix(&src).unwrap().display().to_string())
+        .collect();
+    running_git.sort();
+    assert_eq!(running_git, ["git.rs"], "git run outside src/git.rs");
+
+    let mut lua = vec![];
+    collect_ext(&repo_root().join("lua"), "lua", &mut lua);
+    assert!(lua.len() > 10, "read too few Lua files");
+    let watching: Vec<String> = lua
+        .iter()
+        .filter(|path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            ["new_fs_event", "new_fs_poll"]
+                .iter()
+                .any(|watcher| text.contains(watcher))
+        })
+        .map(|path| path.display().to_string())
+        .collect();
+    assert!(
+        watching.is_empty(),
+        "Lua watches files itself: {watching:?}"
+    );
+}
+
 fn collect(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    collect_ext(dir, "rs", files);
+}
+
+fn collect_ext(dir: &Path, ext: &str, files: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let path = entry.path();
         if path.is_dir() {
-            collect(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+            collect_ext(&path, ext, files);
+        } else if path.extension().is_some_and(|e| e == ext) {
             files.push(path);
         }
     }

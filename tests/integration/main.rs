@@ -24,6 +24,7 @@ mod help;
 mod host_survival;
 mod hunk_decisions;
 mod install;
+mod language_servers;
 mod large_arrival;
 mod large_view;
 mod layers;

@@ -5,25 +5,11 @@
 
 use serde_json::json;
 
-use crate::common::{Session, repo_root};
+use crate::common::Session;
+use crate::language_servers::{start_clangd, start_pyright};
 use crate::mcp_edits::{call_now, command, ok, read, refused, start_client, write_elsewhere};
 use crate::mcp_http::endpoint;
 use crate::pi_extension::require_node_deps;
-
-/// Neovim starts `cmd` for buffers of `filetype` in the work dir.
-pub(crate) async fn start_server(session: &Session, filetype: &str, name: &str, cmd: &[&str]) {
-    let root = session.work_dir.canonicalize().unwrap();
-    let cmd: Vec<String> = cmd.iter().map(|c| format!("{c:?}")).collect();
-    session
-        .exec(&format!(
-            "vim.api.nvim_create_autocmd('FileType', {{ pattern = '{filetype}', callback = function(args)
-               vim.lsp.start({{ name = '{name}', cmd = {{ {cmd} }}, root_dir = {root:?} }}, {{ bufnr = args.buf }})
-             end }})",
-            cmd = cmd.join(", "),
-            root = root.to_str().unwrap(),
-        ))
-        .await;
-}
 
 async fn with_pyright() -> (Session, (String, String)) {
     require_node_deps();
@@ -34,14 +20,7 @@ async fn with_pyright() -> (Session, (String, String)) {
         "def add(a: int, b: int) -> int:\n    return a + b\n",
     );
     session.write_file("main.py", "from lib import add\n\ntotal = add(1, 2)\n");
-    let server = repo_root().join("pi/node_modules/.bin/pyright-langserver");
-    start_server(
-        &session,
-        "python",
-        "pyright",
-        &[server.to_str().unwrap(), "--stdio"],
-    )
-    .await;
+    start_pyright(&session).await;
     (session, endpoint)
 }
 
@@ -145,8 +124,7 @@ async fn a_rename_with_mixed_decisions_applies_the_accepted_file_and_says_so() {
 async fn clangd_formats_and_fixes_through_approval() {
     let session = Session::start().await;
     let endpoint = endpoint(&session).await;
-    let clangd = pi_ide_test_support::python_tools::python_tools().join("clangd");
-    start_server(&session, "c", "clangd", &[clangd.to_str().unwrap()]).await;
+    start_clangd(&session, "c").await;
     session.write_file("fmt.c", "int  f( int a ){return a;}\n");
     // A missing semicolon: clangd offers its fix-it only with the diagnostic.
     session.write_file("fix.c", "int g(int a) {\n  return a\n}\n");

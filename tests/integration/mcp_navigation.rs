@@ -8,8 +8,8 @@
 
 use serde_json::{Value, json};
 
-use crate::common::python_tools::python_tools;
-use crate::common::{Session, repo_root};
+use crate::common::Session;
+use crate::language_servers::{start_clangd, start_pyright};
 use crate::mcp_http::{endpoint, sdk_client, structured};
 use crate::pi_extension::require_node_deps;
 
@@ -77,20 +77,6 @@ fn names(nodes: &Value) -> Vec<Value> {
         .collect()
 }
 
-async fn start_server(session: &Session, filetype: &str, name: &str, cmd: &[&str]) {
-    let root = session.work_dir.canonicalize().unwrap();
-    let cmd: Vec<String> = cmd.iter().map(|c| format!("{c:?}")).collect();
-    session
-        .exec(&format!(
-            "vim.api.nvim_create_autocmd('FileType', {{ pattern = '{filetype}', callback = function(args)
-               vim.lsp.start({{ name = '{name}', cmd = {{ {cmd} }}, root_dir = {root:?} }}, {{ bufnr = args.buf }})
-             end }})",
-            cmd = cmd.join(", "),
-            root = root.to_str().unwrap(),
-        ))
-        .await;
-}
-
 #[tokio::test]
 async fn navigation_and_hierarchies_answer_from_clangd_in_utf16_columns() {
     require_node_deps();
@@ -101,8 +87,7 @@ async fn navigation_and_hierarchies_answer_from_clangd_in_utf16_columns() {
     session.write_file("shapes.cpp", SHAPES_CPP);
     session.write_file("broken.cpp", BROKEN_CPP);
     session.write_file("notes.txt", "no server here\n");
-    let clangd = python_tools().join("clangd");
-    start_server(&session, "cpp", "clangd", &[clangd.to_str().unwrap()]).await;
+    start_clangd(&session, "cpp").await;
     let (hpp, cpp) = (SHAPES_HPP, SHAPES_CPP);
     let call = |name: &str, arguments: Value| json!({"name": name, "arguments": arguments});
     let calls = json!([
@@ -277,14 +262,7 @@ async fn a_server_without_type_hierarchies_is_named_as_such() {
         "models.py",
         "class Base:\n    pass\n\n\nclass Child(Base):\n    pass\n",
     );
-    let pyright = repo_root().join("pi/node_modules/.bin/pyright-langserver");
-    start_server(
-        &session,
-        "python",
-        "pyright",
-        &[pyright.to_str().unwrap(), "--stdio"],
-    )
-    .await;
+    start_pyright(&session).await;
     let report = sdk_client(
         &url,
         &token,

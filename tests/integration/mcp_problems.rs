@@ -6,9 +6,8 @@
 
 use serde_json::{Value, json};
 
-use crate::common::python_tools::python_tools;
 use crate::common::{Session, eventually, repo_root};
-use crate::mcp_edits_lsp::start_server;
+use crate::language_servers::{start_clangd, start_pyright};
 use crate::mcp_http::{endpoint, sdk_client, structured};
 use crate::pi_extension::require_node_deps;
 
@@ -16,8 +15,7 @@ const BROKEN_C: &str = "int broken = undefined_thing;\n";
 
 async fn with_clangd(session: &Session) {
     session.write_file("compile_flags.txt", "-xc\n");
-    let clangd = python_tools().join("clangd");
-    start_server(session, "c", "clangd", &[clangd.to_str().unwrap()]).await;
+    start_clangd(session, "c").await;
 }
 
 fn project_problems() -> Value {
@@ -57,14 +55,7 @@ async fn project_problems_keep_what_the_servers_said_of_files_the_tools_let_go_o
     let (url, token) = endpoint(&session).await;
     session.write_file("app.py", "import os\n\nprint(os.sep, undefined_name)\n");
     session.write_file("util.c", BROKEN_C);
-    let pyright = repo_root().join("pi/node_modules/.bin/pyright-langserver");
-    start_server(
-        &session,
-        "python",
-        "pyright",
-        &[pyright.to_str().unwrap(), "--stdio"],
-    )
-    .await;
+    start_pyright(&session).await;
     with_clangd(&session).await;
 
     // pyright starts cold, maybe slower than the tool waits: files of

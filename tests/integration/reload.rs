@@ -16,14 +16,15 @@ async fn accept_and_write(session: &Session, path: &std::path::Path, new_text: &
     std::fs::write(path, &texts(&reply)[1]).unwrap();
 }
 
-#[tokio::test]
-async fn a_clean_buffer_reloads_without_a_prompt() {
-    let session = Session::start().await;
-    let path = session.write_file("clean.txt", "old line\n");
+/// Opens `name` in a buffer, accepts `text` for it and waits for the
+/// agent's write to reach the buffer; returns the file's path.
+async fn edit_and_see_reloaded(session: &Session, name: &str, text: &str) -> std::path::PathBuf {
+    let path = session.write_file(name, "old line\n");
     session
         .exec(&format!("vim.cmd.edit('{}')", path.display()))
         .await;
-    accept_and_write(&session, &path, "new line\nsecond\n").await;
+    accept_and_write(session, &path, text).await;
+    let expected: Vec<&str> = text.lines().collect();
     eventually("the buffer to reload", || async {
         let lines = session
             .lua(&format!(
@@ -31,9 +32,16 @@ async fn a_clean_buffer_reloads_without_a_prompt() {
                 path.display()
             ))
             .await;
-        (lines == json!(["new line", "second"])).then_some(())
+        (lines == json!(expected)).then_some(())
     })
     .await;
+    path
+}
+
+#[tokio::test]
+async fn a_clean_buffer_reloads_without_a_prompt() {
+    let session = Session::start().await;
+    let path = edit_and_see_reloaded(&session, "clean.txt", "new line\nsecond\n").await;
     assert_eq!(
         session
             .lua(&format!(
@@ -43,6 +51,14 @@ async fn a_clean_buffer_reloads_without_a_prompt() {
             .await,
         false
     );
+}
+
+/// Without `watch_files` the host's watch still covers the one file an
+/// agent writes after an accept.
+#[tokio::test]
+async fn without_watch_files_an_accepted_file_reloads_when_the_agent_writes_it() {
+    let session = Session::start_with("{ watch_files = false }").await;
+    edit_and_see_reloaded(&session, "unwatched.txt", "new line\n").await;
 }
 
 #[tokio::test]

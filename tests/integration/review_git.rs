@@ -1,4 +1,4 @@
-//! Reviews (seed 002) and git: the host reads each file's HEAD version, a
+//! Reviews (the context/review socket) and git: the host reads each file's HEAD version, a
 //! few `git show` at a time, while Neovim stays free (a stand-in `git` on
 //! PATH that waits until the test releases it); and a review of more files
 //! than a review takes is refused with a reason the agent gets.

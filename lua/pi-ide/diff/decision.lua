@@ -30,11 +30,12 @@ function M.report(entry, accepted, closed)
   if closed then
     seam.notify("diff_closed", entry.id)
   elseif accepted then
-    seam.notify("diff_decided", entry.id, true, proposal_text(entry.proposed_buf))
-    -- The agent writes an openDiff's file; the host applies an MCP edit itself.
+    -- The agent writes an openDiff's file once it hears: watched from
+    -- before. The host applies an MCP edit itself.
     if not entry.edit then
       require("pi-ide.diff.reload").watch(entry.path)
     end
+    seam.notify("diff_decided", entry.id, true, proposal_text(entry.proposed_buf))
   else
     seam.notify("diff_decided", entry.id, false)
   end

@@ -266,7 +266,7 @@ function M.open(spec, entry, focus, ready)
     compare(entry, left, right, false)
     -- The left side of an edit of a loaded file is its buffer, not the disk.
     if not from_buffer then
-      entry.stop_watching = require("pi-ide.diff.disk_watch").watch(spec.original_path, function()
+      entry.stop_watching = require("pi-ide.follow.paths").watch(spec.original_path, function()
         show_disk_change(entry, spec)
       end)
     end

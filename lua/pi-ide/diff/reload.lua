@@ -30,7 +30,7 @@ function M.watch(path)
   if not buf or (require("pi-ide.config").values.watch_files and require("pi-ide.follow").watchable(buf)) then
     return
   end
-  require("pi-ide.diff.disk_watch").watch(path, function()
+  require("pi-ide.follow.paths").watch(path, function()
     reload(buf, path)
   end, { once = true, timeout_ms = WATCH_MS })
 end

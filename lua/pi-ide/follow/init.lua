@@ -1,6 +1,6 @@
 -- Buffers follow their files on disk (option `watch_files`): the host
--- watches the files of loaded buffers and says, once per quiet period,
--- which changed. A buffer without unsaved edits takes the new text at once
+-- watches the files of loaded buffers (and those follow/paths.lua watches
+-- for diffs) and says, once per quiet period, which changed. A buffer without unsaved edits takes the new text at once
 -- (follow/reload.lua: one undo step, views kept); one with unsaved edits is
 -- left alone and the person is told once (`:PiIde disk` compares). Neovim's
 -- own W11/W12 prompts never appear for these buffers.
@@ -41,16 +41,24 @@ function M.watchable(buf)
   return name ~= "" and not name:find("^%a[%w+.-]*://") and not name:find("/%.git/")
 end
 
---- Sends the host the files of every loaded buffer now.
+--- Sends the host every file to watch now: each loaded buffer's (with
+--- option `watch_files`) and those follow/paths.lua watches.
 function M.send()
   local names, buffers = {}, {}
-  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if M.watchable(buf) then
-      local name = vim.api.nvim_buf_get_name(buf)
-      if not buffers[name] then
-        buffers[name] = buf
-        names[#names + 1] = name
+  if require("pi-ide.config").values.watch_files then
+    for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+      if M.watchable(buf) then
+        local name = vim.api.nvim_buf_get_name(buf)
+        if not buffers[name] then
+          buffers[name] = buf
+          names[#names + 1] = name
+        end
       end
+    end
+  end
+  for _, path in ipairs(require("pi-ide.follow.paths").list()) do
+    if not buffers[path] then
+      names[#names + 1] = path
     end
   end
   by_name = buffers
@@ -175,8 +183,11 @@ local function drain()
   end
 end
 
---- Seam `files_changed`: `changed` and `gone` are buffer names.
+--- Seam `files_changed`: `changed` and `gone` are the names sent.
 function M.on_changes(changed, gone)
+  local paths = require("pi-ide.follow.paths")
+  paths.on_changes(changed)
+  paths.on_changes(gone)
   for _, name in ipairs(changed) do
     if not queued[name] then
       queued[name] = true

@@ -1,4 +1,4 @@
--- Review sessions (seed 002): an agent asks the person to review files; a
+-- Review sessions (the context/review socket): an agent asks the person to review files; a
 -- tab shows what changed in each (layout.lua), the person comments on lines
 -- and ranges (store.lua, marks.lua, input.lua), then submits or cancels,
 -- and the host gets the result once, as `review_done`. Nothing here waits:

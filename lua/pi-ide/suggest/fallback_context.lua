@@ -1,5 +1,7 @@
 -- Outline and scope from Neovim's own tree-sitter parser, for filetypes the
--- host has no grammar for. Runs only when a suggestion is requested.
+-- host has no grammar for (Neovim's bundled parsers, those the person
+-- installed); src/outline is the engine for every other. Runs only when a
+-- suggestion is requested.
 local M = {}
 
 local definition = vim.regex([[\v(function|method|class|struct|impl|interface|trait|enum|module|type_definition)]])

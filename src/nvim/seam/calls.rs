@@ -89,7 +89,7 @@ pub enum LuaCall {
     Refused {
         message: String,
     },
-    /// Files of loaded buffers changed on disk (or went away).
+    /// Watched files changed on disk (or went away).
     FilesChanged(Changes),
     /// A registered Lua tool is called.
     UserTool(UserToolCall),

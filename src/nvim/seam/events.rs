@@ -86,7 +86,7 @@ pub enum EditorEvent {
     ProposeEdit(ProposedEdit),
     /// The project roots may have changed.
     RootsChanged,
-    /// The files of the loaded buffers, to follow on disk (all of them).
+    /// Every file to follow on disk: loaded buffers', diffs'.
     WatchFiles(Vec<String>),
     /// Neovim wrote this file itself.
     FileWritten(String),

@@ -15,6 +15,12 @@ pub fn list(value: Json) -> Json {
     }
 }
 
+/// The items of a list in a Lua table: none when it is absent, not a list,
+/// or an empty table that arrived as a map.
+pub fn items(value: &Json) -> impl Iterator<Item = &Json> {
+    value.as_array().into_iter().flatten()
+}
+
 /// `value` as an object: an empty list is an empty object.
 pub fn object(value: Json) -> Json {
     match value {
@@ -137,6 +143,13 @@ mod tests {
         assert_eq!(list(json!({"a": 1})), json!({"a": 1}));
         assert_eq!(object(json!([])), json!({}));
         assert_eq!(object(json!([1])), json!([1]));
+        for none in [json!({}), json!(null), json!("a")] {
+            assert_eq!(items(&none).count(), 0, "{none}");
+        }
+        assert_eq!(
+            items(&json!([1, 2])).collect::<Vec<_>>(),
+            [&json!(1), &json!(2)]
+        );
     }
 
     #[test]

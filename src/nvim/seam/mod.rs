@@ -35,7 +35,7 @@
 //! | `review_close`| id, reason              | review `id` ends without a result (its client left) |
 //! | `review_refused` | message              | a review request was refused: tell the person why |
 //! | `refused`     | message                 | an agent's request was refused (a path out of the project): tell the person why |
-//! | `files_changed` | changed, gone         | files of loaded buffers changed on disk, or went away (buffer names; one call per quiet period) |
+//! | `files_changed` | changed, gone         | watched files changed on disk, or went away (the names `watch_files` sent; one call per quiet period) |
 //! | `user_tool`   | call                    | MCP: run the handler of the registered tool `{id, name, arguments}`; answered later by `tool_answer` with `{text}` (a string result) or `{table}` (a table result), or an error |
 //! | `edit_decided`| id, result              | MCP: what became of `propose_edit` `id`: `{ok, text, structured?}` |
 //! | `run_configurations` | id               | MCP `get_run_configurations`: answered later by `tool_answer` with `{configurations = [{name, kind, command?, description}]}` |
@@ -60,7 +60,7 @@
 //! | `review_done`         | result                | review `id` was submitted or cancelled `{id, status, comments}` |
 //! | `lsp_answer`          | answer                | `{id, result?, error?, no_server?, filetype?}` for `lsp_request` or `lsp_edit` `id` |
 //! | `roots_changed`       | –                     | the cwd, a language server or its workspace folders changed: the project roots the host keeps are stale |
-//! | `watch_files`         | paths                 | option `watch_files`: the files of every loaded buffer, to watch on disk (the whole list, debounced) |
+//! | `watch_files`         | paths                 | every file to watch on disk (the whole list): each loaded buffer's with option `watch_files` (debounced), and those a diff watches (its left side, the file an agent writes after an accept) |
 //! | `file_written`        | path                  | Neovim wrote this watched file itself: no change to report |
 //! | `tool_answer`         | answer                | `{id, result?, error?}` for `user_tool`, `run_configurations` or `run_command` `id` |
 //! | `tools_changed`       | tools                 | every MCP tool the config registered `[{name, description, input_schema}]` |
@@ -78,6 +78,7 @@ mod payloads;
 
 pub use calls::*;
 pub use events::*;
+pub use lua_tables::{items, list};
 pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another

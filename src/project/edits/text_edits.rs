@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use crate::nvim::seam::items;
 use crate::project::lsp_answers::Encoding;
 use crate::uri::path_of;
 
@@ -15,10 +16,10 @@ pub fn by_file(edit: &Value) -> Result<Vec<(String, Vec<Value>)>, String> {
     let mut files: Vec<(String, Vec<Value>)> = vec![];
     let mut add = |uri: &str, edits: &Value| {
         let path = path_of(uri);
-        let list = list(edits);
+        let list = items(edits).cloned();
         match files.iter_mut().find(|(known, _)| *known == path) {
             Some((_, known)) => known.extend(list),
-            None => files.push((path, list)),
+            None => files.push((path, list.collect())),
         }
     };
     if let Some(changes) = edit.get("documentChanges").and_then(Value::as_array) {
@@ -40,14 +41,6 @@ pub fn by_file(edit: &Value) -> Result<Vec<(String, Vec<Value>)>, String> {
     }
     files.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(files)
-}
-
-/// A list as Lua sends it (an empty one may arrive as an empty map).
-fn list(value: &Value) -> Vec<Value> {
-    match value {
-        Value::Array(items) => items.clone(),
-        _ => vec![],
-    }
 }
 
 /// `text` (`\n` newlines) with LSP `edits` applied; positions count in

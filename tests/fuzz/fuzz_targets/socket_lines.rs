@@ -1,4 +1,4 @@
-//! Seed 002's context socket: bytes cut into reads at fuzzed places →
+//! The context/review socket: bytes cut into reads at fuzzed places →
 //! lines with a cap → messages. Nothing may panic, no line over the cap
 //! gets through, the framing never holds more than one line, and a review
 //! request is accepted only with a non-empty list of paths.

@@ -81,13 +81,26 @@ pub fn fresh_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// A directory of its own for one test, removed when dropped.
+/// A directory of its own for one test, removed when dropped; the host's
+/// unit tests use it too.
 pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        Scratch(fresh_dir(name))
+    }
+}
 
 impl std::ops::Deref for Scratch {
     type Target = Path;
 
     fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
         &self.0
     }
 }
@@ -99,7 +112,7 @@ impl Drop for Scratch {
 }
 
 pub fn scratch_dir(name: &str) -> Scratch {
-    Scratch(fresh_dir(name))
+    Scratch::new(name)
 }
 
 /// A copy of the plugin's runtime files (`lua/`, `plugin/`, `doc/`) in a

@@ -1,6 +1,6 @@
-//! Seed 002's IDE ↔ pi protocol, as pi's `ide` extension speaks it over the
-//! context socket: newline-delimited JSON objects, no ids. The IDE greets
-//! (`hello`), pushes where the person is (`context`) and runs review
+//! The context/review protocol: what pi's `ide` extension speaks over the
+//! context/review socket: newline-delimited JSON objects, no ids. The IDE
+//! greets (`hello`), pushes where the person is (`context`) and runs review
 //! sessions (`{files}` in, one `reviewResult` out). The transport is
 //! [`crate::socket`]; this module knows nothing about sockets.
 //!

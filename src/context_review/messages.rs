@@ -1,4 +1,4 @@
-//! The JSON of each message (seed 002's `protocol.ts`) and what an incoming
+//! The JSON of each message (as pi's `ide` extension's `protocol.ts` has it) and what an incoming
 //! line is. The review request has no `type`: it is recognised by `files`.
 
 use serde::Serialize;
