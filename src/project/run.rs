@@ -70,6 +70,18 @@ pub struct Run {
     pub max_lines: Option<u64>,
 }
 
+/// The schema of a tool that runs something: `what` (described by
+/// `described`, required), how long to wait (`timeout`, described by
+/// `timeout`) and how much output comes back.
+pub fn schema(what: &str, described: Value, timeout: &str) -> Value {
+    let mut properties = json!({
+        "timeout": {"type": "integer", "minimum": 1, "description": timeout},
+        "maxLinesCount": {"type": "integer", "minimum": 1, "description": "Last lines of output returned (default 200)"},
+    });
+    properties[what] = described;
+    json!({"type": "object", "properties": properties, "required": [what]})
+}
+
 /// Asks the person, runs and waits; the agent's answer.
 pub async fn execute(state: &State, project: &Project, run: Run) -> Answer {
     let timeout_ms = run

@@ -8,8 +8,8 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{ProjectTool, Spec, object};
-use crate::project::run::{Run, execute};
+use super::{ProjectTool, Spec};
+use crate::project::run::{Run, execute, schema};
 use crate::project::{Answer, Project};
 use crate::state::State;
 
@@ -22,16 +22,7 @@ impl ProjectTool for ExecuteRunConfiguration {
     const SPEC: Spec = Spec::project(
         "execute_run_configuration",
         "Run one of get_run_configurations by name. The person is asked first, seeing the exact command (declined: isError); it runs in a terminal window in Neovim. Returns its exit code and last lines of output; `make` also fills Neovim's quickfix list from its output, and the entries are returned.",
-        || {
-            object(
-                json!({
-                    "name": {"type": "string", "description": "A name get_run_configurations listed"},
-                    "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds to wait for it to finish once it started (default 120000, at most 600000); it keeps running after"},
-                    "maxLinesCount": {"type": "integer", "minimum": 1, "description": "Last lines of output returned (default 200)"},
-                }),
-                &["name"],
-            )
-        },
+        || schema("name", json!({"type": "string", "description": "A name get_run_configurations listed"}), "Milliseconds to wait for it to finish once it started (default 120000, at most 600000); it keeps running after"),
     ).waiting();
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {

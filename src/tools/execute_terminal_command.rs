@@ -9,8 +9,8 @@ use serde_json::json;
 
 use async_trait::async_trait;
 
-use super::{ProjectTool, Spec, object};
-use crate::project::run::{Run, execute};
+use super::{ProjectTool, Spec};
+use crate::project::run::{Run, execute, schema};
 use crate::project::{Answer, Failure, Project};
 use crate::state::State;
 
@@ -23,16 +23,7 @@ impl ProjectTool for ExecuteTerminalCommand {
     const SPEC: Spec = Spec::project(
         "execute_terminal_command",
         "Run a shell command in the project root, in a terminal window in Neovim. The person is asked first, seeing the exact command (declined: isError). Returns its exit code and last lines of output; one still running after the timeout keeps running in the terminal and the output so far is returned.",
-        || {
-            object(
-                json!({
-                    "command": {"type": "string", "description": "The shell command ('shell' runs it)"},
-                    "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds to wait for it to finish once it started (default 120000, at most 600000)"},
-                    "maxLinesCount": {"type": "integer", "minimum": 1, "description": "Last lines of output returned (default 200)"},
-                }),
-                &["command"],
-            )
-        },
+        || schema("command", json!({"type": "string", "description": "The shell command ('shell' runs it)"}), "Milliseconds to wait for it to finish once it started (default 120000, at most 600000)"),
     ).waiting();
 
     /// Option `mcp.terminal_commands = false` takes it away.
