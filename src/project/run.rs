@@ -70,6 +70,28 @@ pub struct Run {
     pub max_lines: Option<u64>,
 }
 
+impl Run {
+    /// One of the run configurations, by name.
+    pub fn named(name: String, timeout_ms: Option<u64>, max_lines: Option<u64>) -> Run {
+        Run {
+            name: Some(name),
+            command: None,
+            timeout_ms,
+            max_lines,
+        }
+    }
+
+    /// A shell command.
+    pub fn command(command: String, timeout_ms: Option<u64>, max_lines: Option<u64>) -> Run {
+        Run {
+            name: None,
+            command: Some(command),
+            timeout_ms,
+            max_lines,
+        }
+    }
+}
+
 /// The schema of a tool that runs something: `what` (described by
 /// `described`, required), how long to wait (`timeout`, described by
 /// `timeout`) and how much output comes back.

@@ -26,12 +26,7 @@ impl ProjectTool for ExecuteRunConfiguration {
     ).waiting();
 
     async fn run(state: &State, project: &Project, args: Self::Args) -> Answer {
-        let run = Run {
-            name: Some(args.name),
-            command: None,
-            timeout_ms: args.timeout,
-            max_lines: args.max_lines_count,
-        };
+        let run = Run::named(args.name, args.timeout, args.max_lines_count);
         execute(state, project, run).await
     }
 }

@@ -14,6 +14,14 @@ use crate::project::run::{Run, execute, schema};
 use crate::project::{Answer, Failure, Project};
 use crate::state::State;
 
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Args {
+    command: String,
+    timeout: Option<u64>,
+    max_lines_count: Option<u64>,
+}
+
 pub struct ExecuteTerminalCommand;
 
 #[async_trait]
@@ -35,20 +43,7 @@ impl ProjectTool for ExecuteTerminalCommand {
         if args.command.trim().is_empty() {
             return Err(Failure("command must not be empty".into()));
         }
-        let run = Run {
-            name: None,
-            command: Some(args.command),
-            timeout_ms: args.timeout,
-            max_lines: args.max_lines_count,
-        };
+        let run = Run::command(args.command, args.timeout, args.max_lines_count);
         execute(state, project, run).await
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Args {
-    command: String,
-    timeout: Option<u64>,
-    max_lines_count: Option<u64>,
 }
