@@ -253,11 +253,11 @@ async fn stand_in_neovim(stream: tokio::net::UnixStream, root: String) {
 /// its result; `None` when it waits (for a language server, the person)
 /// longer than a fuzz run can.
 pub fn project_call(tool: u8, arguments: serde_json::Map<String, Json>) -> Option<Json> {
-    let tools = crate::mcp_tools::TOOLS;
-    let name = tools[usize::from(tool) % tools.len()].name;
+    let tools = crate::mcp_http::TOOLS;
+    let name = tools[usize::from(tool) % tools.len()].spec().name;
     let project = project();
     runtime().block_on(async {
-        let call = crate::mcp_tools::call(&project.state, name, Json::Object(arguments), None);
+        let call = crate::mcp_http::call(&project.state, name, Json::Object(arguments), None);
         let result = tokio::time::timeout(Duration::from_millis(20), call)
             .await
             .ok()?;

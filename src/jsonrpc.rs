@@ -1,21 +1,69 @@
-//! JSON-RPC 2.0 as agents speak it: classification of incoming text and the
-//! replies we send. Pure functions, no I/O.
+//! JSON-RPC 2.0 as agents speak it: classification of incoming text, typed
+//! params, and the replies we send, every one serialized from a type.
+//! Pure functions, no I/O.
 //!
-//! Ids are echoed exactly as received (pi sends UUID strings, Claude numbers).
+//! Ids are echoed exactly as received (pi sends UUID strings, Claude
+//! numbers; a number keeps its digits, however many).
 
-use serde_json::{Value, json};
+use serde::de::DeserializeOwned;
+use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Number, Value};
 
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 
+/// A request's id: a string, a number (its digits as sent) or null.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Id {
+    Number(Number),
+    String(String),
+    Null,
+}
+
+impl Id {
+    /// The id a message carries, if it is one JSON-RPC allows.
+    fn from_value(value: Value) -> Option<Id> {
+        match value {
+            Value::Number(number) => Some(Id::Number(number)),
+            Value::String(text) => Some(Id::String(text)),
+            Value::Null => Some(Id::Null),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Id::String(text) => Some(text),
+            _ => None,
+        }
+    }
+}
+
+impl From<&str> for Id {
+    fn from(text: &str) -> Self {
+        Id::String(text.to_owned())
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Id::Number(number) => number.serialize(serializer),
+            Id::String(text) => serializer.serialize_str(text),
+            Id::Null => serializer.serialize_unit(),
+        }
+    }
+}
+
 /// One message received from a client.
 #[derive(Debug, PartialEq)]
 pub enum Incoming {
     /// Has `method` and `id`: must be answered with the same id.
     Request {
-        id: Value,
+        id: Id,
         method: String,
         params: Value,
     },
@@ -23,7 +71,7 @@ pub enum Incoming {
     Notification { method: String, params: Value },
     /// Has `id` and no `method`: the answer to one of our requests.
     Response {
-        id: Value,
+        id: Id,
         outcome: Result<Value, Value>,
     },
 }
@@ -37,7 +85,7 @@ pub struct Rejected {
 /// Classifies one text frame.
 pub fn parse(text: &str) -> Result<Incoming, Rejected> {
     let value: Value = serde_json::from_str(text)
-        .map_err(|e| reject(Value::Null, PARSE_ERROR, &format!("Parse error: {e}")))?;
+        .map_err(|e| reject(&Id::Null, PARSE_ERROR, &format!("Parse error: {e}")))?;
     let Value::Object(mut object) = value else {
         let reason = if value.is_array() {
             "batches are not supported"
@@ -45,27 +93,28 @@ pub fn parse(text: &str) -> Result<Incoming, Rejected> {
             "a message must be a JSON object"
         };
         return Err(reject(
-            Value::Null,
+            &Id::Null,
             INVALID_REQUEST,
             &format!("Invalid Request: {reason}"),
         ));
     };
-    let id = object.remove("id");
-    if let Some(id) = &id
-        && !(id.is_string() || id.is_number() || id.is_null())
-    {
-        return Err(reject(
-            Value::Null,
-            INVALID_REQUEST,
-            "Invalid Request: id must be a string, a number or null",
-        ));
-    }
+    let id = match object.remove("id").map(Id::from_value) {
+        None => None,
+        Some(Some(id)) => Some(id),
+        Some(None) => {
+            return Err(reject(
+                &Id::Null,
+                INVALID_REQUEST,
+                "Invalid Request: id must be a string, a number or null",
+            ));
+        }
+    };
     let params = object.remove("params").unwrap_or(Value::Null);
     match (object.remove("method"), id) {
         (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request { id, method, params }),
         (Some(Value::String(method)), None) => Ok(Incoming::Notification { method, params }),
         (Some(_), id) => Err(reject(
-            id.unwrap_or(Value::Null),
+            &id.unwrap_or(Id::Null),
             INVALID_REQUEST,
             "Invalid Request: method must be a string",
         )),
@@ -77,54 +126,125 @@ pub fn parse(text: &str) -> Result<Incoming, Rejected> {
             Ok(Incoming::Response { id, outcome })
         }
         (None, None) => Err(reject(
-            Value::Null,
+            &Id::Null,
             INVALID_REQUEST,
             "Invalid Request: no method and no id",
         )),
     }
 }
 
-fn reject(id: Value, code: i64, message: &str) -> Rejected {
+fn reject(id: &Id, code: i64, message: &str) -> Rejected {
     Rejected {
-        reply: error(&id, code, message),
+        reply: error(id, code, message),
     }
 }
 
-/// A success reply.
-pub fn result(id: &Value, result: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+/// A method's params as the type it takes; absent params are `{}`.
+pub fn extract<P: DeserializeOwned>(params: Value) -> Result<P, serde_json::Error> {
+    match params {
+        Value::Null => serde_json::from_value(Value::Object(Default::default())),
+        params => serde_json::from_value(params),
+    }
 }
 
-/// A success reply whose result is already JSON text.
-pub fn result_json(id: &Value, result: &str) -> String {
-    let id = id.to_string();
-    let mut reply = String::with_capacity(40 + id.len() + result.len());
-    reply.push_str(r#"{"jsonrpc":"2.0","id":"#);
-    reply.push_str(&id);
-    reply.push_str(r#","result":"#);
-    reply.push_str(result);
-    reply.push('}');
-    reply
+const VERSION: &str = "2.0";
+
+#[derive(Serialize)]
+struct Success<'a, R> {
+    jsonrpc: &'static str,
+    id: &'a Id,
+    result: R,
+}
+
+#[derive(Serialize)]
+struct Failure<'a> {
+    jsonrpc: &'static str,
+    id: &'a Id,
+    error: ErrorObject<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorObject<'a> {
+    code: i64,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct Message<'a, P> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a Id>,
+    method: &'a str,
+    params: P,
+}
+
+/// Serializes a message; our types always serialize.
+fn text(message: &impl Serialize) -> String {
+    serde_json::to_string(message).unwrap_or_default()
+}
+
+/// A success reply.
+pub fn result(id: &Id, result: impl Serialize) -> String {
+    text(&Success {
+        jsonrpc: VERSION,
+        id,
+        result,
+    })
+}
+
+/// A success reply whose result was serialized before (kept, as
+/// `tools/list` and settled diagnostics are).
+pub fn raw_result(id: &Id, result: &RawValue) -> String {
+    self::result(id, result)
 }
 
 /// An error reply.
-pub fn error(id: &Value, code: i64, message: &str) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+pub fn error(id: &Id, code: i64, message: &str) -> String {
+    text(&Failure {
+        jsonrpc: VERSION,
+        id,
+        error: ErrorObject { code, message },
+    })
 }
 
 /// A notification (no id).
-pub fn notification(method: &str, params: Value) -> String {
-    json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string()
+pub fn notification(method: &str, params: impl Serialize) -> String {
+    text(&Message {
+        jsonrpc: VERSION,
+        id: None,
+        method,
+        params,
+    })
 }
 
 /// A request we send (editor → agent).
-pub fn request(id: &Value, method: &str, params: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+pub fn request(id: &Id, method: &str, params: impl Serialize) -> String {
+    text(&Message {
+        jsonrpc: VERSION,
+        id: Some(id),
+        method,
+        params,
+    })
+}
+
+/// `value`, serialized once, for replies that send it as it is.
+pub fn raw(value: &impl Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).unwrap_or_else(|_| empty_object())
+}
+
+fn empty_object() -> Box<RawValue> {
+    RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!("{{}} is JSON"))
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    fn number(digits: &str) -> Id {
+        Id::Number(digits.parse().unwrap())
+    }
 
     fn code_of(rejected: Rejected) -> (Value, i64) {
         let reply: Value = serde_json::from_str(&rejected.reply).unwrap();
@@ -140,7 +260,7 @@ mod tests {
             (
                 r#"{"jsonrpc":"2.0","id":"5f0c","method":"initialize","params":{"a":1}}"#,
                 Incoming::Request {
-                    id: json!("5f0c"),
+                    id: Id::String("5f0c".into()),
                     method: "initialize".into(),
                     params: json!({"a":1}),
                 },
@@ -148,7 +268,7 @@ mod tests {
             (
                 r#"{"id":0,"method":"tools/list"}"#,
                 Incoming::Request {
-                    id: json!(0),
+                    id: number("0"),
                     method: "tools/list".into(),
                     params: Value::Null,
                 },
@@ -156,7 +276,7 @@ mod tests {
             (
                 r#"{"id":18446744073709551615,"method":"x"}"#,
                 Incoming::Request {
-                    id: json!(18446744073709551615u64),
+                    id: number("18446744073709551615"),
                     method: "x".into(),
                     params: Value::Null,
                 },
@@ -164,7 +284,7 @@ mod tests {
             (
                 r#"{"id":null,"method":"x"}"#,
                 Incoming::Request {
-                    id: Value::Null,
+                    id: Id::Null,
                     method: "x".into(),
                     params: Value::Null,
                 },
@@ -179,14 +299,14 @@ mod tests {
             (
                 r#"{"id":"a","result":{"ok":true}}"#,
                 Incoming::Response {
-                    id: json!("a"),
+                    id: Id::String("a".into()),
                     outcome: Ok(json!({"ok":true})),
                 },
             ),
             (
                 r#"{"id":3,"error":{"code":-32800}}"#,
                 Incoming::Response {
-                    id: json!(3),
+                    id: number("3"),
                     outcome: Err(json!({"code":-32800})),
                 },
             ),
@@ -243,10 +363,10 @@ mod tests {
 
     #[test]
     fn replies_echo_ids_unchanged() {
-        let reply: Value = serde_json::from_str(&result(&json!("uuid-1"), json!({}))).unwrap();
+        let reply: Value = serde_json::from_str(&result(&Id::from("uuid-1"), json!({}))).unwrap();
         assert_eq!(reply["id"], "uuid-1");
         let reply: Value =
-            serde_json::from_str(&error(&json!(9), METHOD_NOT_FOUND, "nope")).unwrap();
+            serde_json::from_str(&error(&number("9"), METHOD_NOT_FOUND, "nope")).unwrap();
         assert_eq!(
             (reply["id"].clone(), reply["error"]["code"].clone()),
             (json!(9), json!(-32601))

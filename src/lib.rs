@@ -27,14 +27,17 @@
 //! * [`auth`]        – secret tokens, constant-time checks.
 //!
 //! Protocol and features (where an MCP tool goes):
-//! * [`claude_ide`]  – the MCP that pi and Claude Code speak over the
-//!   WebSocket (`openDiff`, `getDiagnostics`, …): its methods, and
-//!   `claude_ide/tools/`, one file per tool.
-//! * [`mcp_tools`]   – the tools every MCP client gets at `/mcp` (JetBrains'
-//!   names, 1-based positions, paths relative to the project root):
-//!   `mcp_tools/tools/`, one file per tool, and what they share.
-//! * [`companion`]   – the IDE companion protocol of Gemini CLI and Qwen
-//!   Code: `ide/contextUpdate`, `openDiff`/`closeDiff` decided by notification.
+//! * [`tools`]       – every tool, one file each, in one registry: its spec,
+//!   its arguments' type, its handler, whether it waits for the person.
+//! * [`mcp_ws`]      – MCP over the WebSocket as pi and Claude Code speak it
+//!   (Claude Code's IDE protocol): its methods and the tools it offers.
+//! * [`mcp_http`]    – the tools every MCP client gets at `/mcp` (JetBrains'
+//!   names, 1-based positions, paths relative to the project root), and
+//!   those a Neovim config registers.
+//! * [`ide_companion`] – the IDE companion protocol of Gemini CLI and Qwen
+//!   Code: `ide/contextUpdate`, and the tools it offers on top of `/mcp`'s.
+//! * [`project`]     – what the project tools share: the project a call is
+//!   about, its files, problems, language servers, git and edits.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
 //! * [`context_review`] – the context/review protocol pi's `ide` extension
 //!   speaks over [`socket`]: `hello`, `context`, review requests and
@@ -66,10 +69,8 @@
 //! * [`task`]        – spawning tasks with their futures boxed.
 
 mod auth;
-pub mod claude_ide;
 pub mod cli;
 mod client;
-mod companion;
 pub mod config;
 pub mod confine;
 mod context_review;
@@ -83,18 +84,21 @@ pub mod fuzzing;
 mod git;
 pub mod host;
 mod http;
+mod ide_companion;
 pub mod jsonrpc;
 pub mod limits;
 mod listen;
 mod lockfile;
 mod logging;
-mod mcp_tools;
+mod mcp_http;
+pub mod mcp_ws;
 pub mod memory;
 mod mutex;
 pub mod nvim;
 mod outline;
 mod peer;
 mod private_file;
+mod project;
 /// Unit tests' scratch directories: the integration tests' own helper.
 #[cfg(test)]
 mod scratch {
@@ -105,5 +109,6 @@ mod socket;
 mod state;
 mod suggest;
 mod task;
+mod tools;
 mod uri;
 pub mod ws;

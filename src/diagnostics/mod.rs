@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::watch;
 
 use crate::client::DiagnosticsShape;
@@ -74,7 +75,7 @@ pub struct Mirror {
     pending: watch::Sender<bool>,
     /// [`Mirror::reply_now`]'s replies for pi's and Claude's shapes, until
     /// the next change.
-    replies: Mutex<[Option<Arc<str>>; 2]>,
+    replies: Mutex<[Option<Arc<RawValue>>; 2]>,
 }
 
 impl Default for Mirror {
@@ -133,8 +134,8 @@ impl Mirror {
     pub fn reply_now(
         &self,
         kind: impl Into<DiagnosticsShape>,
-        reply: impl FnOnce(&str) -> String,
-    ) -> Option<Arc<str>> {
+        reply: impl FnOnce(&str) -> Box<RawValue>,
+    ) -> Option<Arc<RawValue>> {
         if *self.pending.borrow() {
             return None;
         }
@@ -144,7 +145,7 @@ impl Mirror {
         if let Some(kept) = &replies[slot] {
             return Some(kept.clone());
         }
-        let made: Arc<str> = reply(&self.render(shape, None)).into();
+        let made: Arc<RawValue> = reply(&self.render(shape, None)).into();
         replies[slot] = Some(made.clone());
         Some(made)
     }
@@ -412,8 +413,10 @@ mod tests {
     #[test]
     fn a_reply_made_now_is_kept_until_the_next_change_and_never_made_while_one_is_coming() {
         let mirror = Mirror::default();
+        let text = |reply: Option<Arc<RawValue>>| reply.map(|raw| raw.get().to_owned());
+        let raw = |text: &str| crate::jsonrpc::raw(&format!("<{text}>"));
         assert_eq!(
-            mirror.reply_now(ClientKind::Pi, str::to_owned),
+            text(mirror.reply_now(ClientKind::Pi, raw)),
             None,
             "no snapshot yet"
         );
@@ -425,19 +428,22 @@ mod tests {
         let made = std::cell::Cell::new(0);
         let reply = |text: &str| {
             made.set(made.get() + 1);
-            format!("<{text}>")
+            raw(text)
         };
-        let pi = mirror.reply_now(ClientKind::Pi, reply).unwrap();
-        assert_eq!(mirror.reply_now(ClientKind::Pi, reply).unwrap(), pi);
+        let pi = text(mirror.reply_now(ClientKind::Pi, reply)).unwrap();
+        assert_eq!(text(mirror.reply_now(ClientKind::Pi, reply)).unwrap(), pi);
         assert_eq!(made.get(), 1, "kept, not made again");
-        let claude = mirror.reply_now(ClientKind::Claude, reply).unwrap();
-        assert!(claude.starts_with("<[{\"uri\""), "{claude}");
-        assert!(pi.starts_with("<{\"file:///a\""), "{pi}");
+        let claude = text(mirror.reply_now(ClientKind::Claude, reply)).unwrap();
+        assert!(claude.starts_with("\"<[{\\\"uri\\\""), "{claude}");
+        assert!(pi.starts_with("\"<{\\\"file:///a\\\""), "{pi}");
 
         mirror.mark_pending();
-        assert_eq!(mirror.reply_now(ClientKind::Pi, reply), None);
+        assert_eq!(text(mirror.reply_now(ClientKind::Pi, reply)), None);
         mirror.update(vec![buffer(1, Some("file:///a"), json!([]))]);
-        assert_eq!(&*mirror.reply_now(ClientKind::Pi, reply).unwrap(), "<{}>");
+        assert_eq!(
+            text(mirror.reply_now(ClientKind::Pi, reply)).unwrap(),
+            "\"<{}>\""
+        );
         assert_eq!(made.get(), 3);
     }
 }

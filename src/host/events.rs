@@ -10,13 +10,13 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use super::announce::Announcements;
 use crate::client::ClientKind;
-use crate::companion;
 use crate::context_review;
 use crate::diagnostics::Mirror;
 use crate::diff::pending::DiffOutcome;
 use crate::file_watch::FileWatch;
+use crate::ide_companion;
 use crate::jsonrpc;
-use crate::mcp_tools;
+use crate::mcp_http;
 use crate::nvim::handler::EventSink;
 use crate::nvim::seam::{Decision, EditorEvent};
 use crate::state::State;
@@ -83,14 +83,14 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
                     .broadcast_latest(Latest::Selection, &message);
             }
             context_review::context::broadcast(state, Some(&positions));
-            companion::context::on_selection(state, &positions).await;
+            ide_companion::context::on_selection(state, &positions).await;
         }
         EditorEvent::LspAnswer(answer) | EditorEvent::ToolAnswer(answer) => {
             state.lsp().answer(answer)
         }
-        EditorEvent::ToolsChanged(tools) => mcp_tools::user_tools::changed(state, tools),
+        EditorEvent::ToolsChanged(tools) => mcp_http::user_tools::changed(state, tools),
         EditorEvent::ProposeEdit(edit) => {
-            crate::task::spawn(mcp_tools::user_tools::propose_from_lua(state.clone(), edit));
+            crate::task::spawn(mcp_http::user_tools::propose_from_lua(state.clone(), edit));
         }
         EditorEvent::NoFile => context_review::context::broadcast(state, None),
         EditorEvent::RootsChanged => state.project_roots().invalidate(),

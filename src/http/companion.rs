@@ -1,5 +1,5 @@
 //! What a Gemini CLI / Qwen Code session adds to the endpoint's handler:
-//! `openDiff`/`closeDiff` ([`crate::companion`]), and the session as a
+//! `openDiff`/`closeDiff` ([`crate::ide_companion`]), and the session as a
 //! client of the shared state from `initialized` until it ends (closed, or
 //! its event stream gone); what the state queues for it goes out as
 //! notifications on its event stream.
@@ -7,10 +7,7 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::RoleServer;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, CustomNotification, ErrorData, ResultType,
-    ServerNotification, Tool,
-};
+use rmcp::model::{CustomNotification, ErrorData, ServerNotification};
 use rmcp::service::{NotificationContext, Peer};
 use serde_json::Value;
 use tokio::task::JoinHandle;
@@ -19,6 +16,7 @@ use crate::client::{ClientId, ClientKind, Protocol};
 use crate::mutex::lock;
 use crate::state::State;
 use crate::state::outbox::{OutboxReceiver, outbox};
+use crate::tools::{Caller, Offered, Refusal};
 
 /// One companion session; rmcp makes a handler per session, and its
 /// clones share this.
@@ -79,48 +77,35 @@ impl Companion {
         )));
         let current = state.clone();
         crate::task::spawn(async move {
-            crate::companion::context::send_current(&current, client).await
+            crate::ide_companion::context::send_current(&current, client).await
         });
     }
 
     /// The tools a companion session has besides the endpoint's.
-    pub fn tools() -> Result<Vec<Tool>, ErrorData> {
-        crate::companion::tools()
-            .into_iter()
-            .map(serde_json::from_value::<Tool>)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ErrorData::internal_error(format!("bad tool schema: {e}"), None))
+    pub fn tools() -> Vec<Value> {
+        crate::tools::list(crate::ide_companion::TOOLS, None)
     }
 
-    /// Runs one of the companion's own tools; `None` for any other tool.
+    /// The companion's own tool called `name`, if there is one.
+    pub fn own(name: &str) -> Option<&'static dyn Offered> {
+        crate::ide_companion::TOOLS
+            .iter()
+            .copied()
+            .find(|tool| tool.spec().name == name)
+    }
+
+    /// Runs one of the companion's own tools for this session's client.
     pub async fn call(
         &self,
-        request: &mut CallToolRequestParams,
-    ) -> Option<Result<CallToolResult, ErrorData>> {
-        if !matches!(request.name.as_ref(), "openDiff" | "closeDiff") {
-            return None;
-        }
-        Some(self.call_own(request).await)
-    }
-
-    async fn call_own(
-        &self,
-        request: &mut CallToolRequestParams,
-    ) -> Result<CallToolResult, ErrorData> {
-        let client = self.client()?;
-        let arguments = request
-            .arguments
-            .take()
-            .map_or_else(|| Value::Object(Default::default()), Value::Object);
-        let state = &self.0.state;
-        let Some(result) = crate::companion::call(state, client, &request.name, arguments).await
-        else {
-            return Err(ErrorData::invalid_params("unknown tool", None));
+        tool: &'static dyn Offered,
+        arguments: Value,
+    ) -> Result<Value, ErrorData> {
+        let caller = Caller {
+            client: Some(self.client()?),
+            connection: None,
         };
-        let mut result: CallToolResult = serde_json::from_value(result)
-            .map_err(|e| ErrorData::internal_error(format!("bad tool result: {e}"), None))?;
-        result.result_type = Some(ResultType::COMPLETE);
-        Ok(result)
+        let outcome = crate::tools::call(tool, &self.0.state, caller, arguments).await;
+        Ok(outcome.unwrap_or_else(Refusal::into_result))
     }
 
     /// The client this session is, once it initialized.

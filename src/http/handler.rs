@@ -1,5 +1,5 @@
 //! rmcp's view of the project tools: lists them and runs calls, all in
-//! [`crate::mcp_tools`] (and, on a companion endpoint, the companion's own,
+//! [`crate::mcp_http`] (and, on a companion endpoint, the companion's own,
 //! [`super::companion`]: one handler type for both, so rmcp's generic
 //! server is compiled once), and tells every open session when the tools a
 //! config registered change (`notifications/tools/list_changed`). A call
@@ -112,12 +112,14 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut tools = match self.companion {
-            Some(_) => Companion::tools()?,
+        let mut listed = match self.companion {
+            Some(_) => Companion::tools(),
             None => Vec::new(),
         };
+        listed.extend(crate::mcp_http::list(&self.state));
         // One tool rmcp cannot take is left out, never the whole list.
-        for tool in crate::mcp_tools::list(&self.state) {
+        let mut tools = Vec::with_capacity(listed.len());
+        for tool in listed {
             let name = tool["name"].to_string();
             match serde_json::from_value::<Tool>(tool) {
                 Ok(tool) => tools.push(tool),
@@ -129,26 +131,27 @@ impl ServerHandler for Handler {
 
     async fn call_tool(
         &self,
-        mut request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if let Some(companion) = &self.companion
-            && let Some(result) = companion.call(&mut request).await
-        {
-            return result.map(Into::into);
-        }
         let arguments = request
             .arguments
             .map_or_else(|| Value::Object(Default::default()), Value::Object);
-        let waits =
-            crate::mcp_tools::find(&request.name).is_some_and(|tool| tool.waits_for_the_person);
+        if let Some(companion) = &self.companion
+            && let Some(tool) = Companion::own(&request.name)
+        {
+            let result = companion.call(tool, arguments).await;
+            return result.and_then(complete).map(Into::into);
+        }
+        let waits = crate::mcp_http::offered(&self.state, &request.name)
+            .is_some_and(|tool| tool.spec().waits_for_the_person);
         // rmcp hands over the HTTP request's parts, our extensions included.
         let caller = context
             .extensions
             .get::<hyper::http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<Connection>())
             .copied();
-        let call = crate::mcp_tools::call(&self.state, &request.name, arguments, caller);
+        let call = crate::mcp_http::call(&self.state, &request.name, arguments, caller);
         let Some(outcome) = with_progress(call, &context, waits).await else {
             return Err(ErrorData::internal_error("the call was cancelled", None));
         };
@@ -158,13 +161,18 @@ impl ServerHandler for Handler {
                 None,
             ));
         };
-        let mut result: CallToolResult = serde_json::from_value(result)
-            .map_err(|e| ErrorData::internal_error(format!("bad tool result: {e}"), None))?;
-        // The stateless 2026-07-28 protocol requires it (the Python SDK
-        // refuses a result without it); rmcp strips it for older peers.
-        result.result_type = Some(ResultType::COMPLETE);
-        Ok(result.into())
+        complete(result).map(Into::into)
     }
+}
+
+/// A tool's result as rmcp sends it.
+fn complete(result: Value) -> Result<CallToolResult, ErrorData> {
+    let mut result: CallToolResult = serde_json::from_value(result)
+        .map_err(|e| ErrorData::internal_error(format!("bad tool result: {e}"), None))?;
+    // The stateless 2026-07-28 protocol requires it (the Python SDK
+    // refuses a result without it); rmcp strips it for older peers.
+    result.result_type = Some(ResultType::COMPLETE);
+    Ok(result)
 }
 
 /// How often a waiting call sends `notifications/progress`.

@@ -1,6 +1,6 @@
 //! The Streamable-HTTP MCP transport (`http://127.0.0.1:<port>/mcp`): rmcp
 //! speaks MCP, hyper serves it; this module only authenticates and
-//! forwards to [`crate::mcp_tools`].
+//! forwards to [`crate::mcp_http`].
 //!
 //! * [`server`]  – accepts connections; checks token, Origin and path
 //!   before rmcp sees a request.

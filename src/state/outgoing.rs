@@ -88,7 +88,7 @@ impl Outgoing {
             };
             request.client = Some(client);
         }
-        let message = jsonrpc::request(&Value::from(ticket.id.as_str()), method, params);
+        let message = jsonrpc::request(&jsonrpc::Id::from(ticket.id.as_str()), method, params);
         if clients.send(client, message) {
             return true;
         }
@@ -115,7 +115,7 @@ impl Outgoing {
     }
 
     /// Routes an answer from `client`; answers to unknown ids are dropped.
-    pub fn resolve(&self, client: ClientId, id: &Value, answer: Answer) {
+    pub fn resolve(&self, client: ClientId, id: &jsonrpc::Id, answer: Answer) {
         let Some(id) = id.as_str() else { return };
         let mut requests = self.lock();
         if requests.get(id).is_some_and(|r| r.client == Some(client))
@@ -197,7 +197,7 @@ mod tests {
         let mut answer = outgoing.request(&clients, client, "getSuggestions", json!({"a": 1}));
         let request = sent(&mut rx);
         assert_eq!(request["method"], "getSuggestions");
-        let id = request["id"].clone();
+        let id = jsonrpc::Id::from(request["id"].as_str().unwrap());
         outgoing.resolve(ClientId(99), &id, Ok(json!("intruder")));
         assert!(answer.try_recv().is_err(), "another client cannot answer");
         outgoing.resolve(client, &id, Ok(json!({"suggestions": []})));
@@ -240,11 +240,11 @@ mod tests {
 
         let mut ticket = outgoing.reserve(Some(2));
         assert!(outgoing.send(&clients, &ticket, client, "getSuggestions", json!({})));
-        let id = sent(&mut rx)["id"].clone();
+        let id = jsonrpc::Id::from(sent(&mut rx)["id"].as_str().unwrap());
         outgoing.cancel(&clients, 2);
         let cancelled = sent(&mut rx);
         assert_eq!(cancelled["method"], "request_cancelled");
-        assert_eq!(cancelled["params"]["id"], id);
+        assert_eq!(cancelled["params"]["id"].as_str(), id.as_str());
         assert_eq!(ticket.answer.try_recv().unwrap(), Err(Ended::Cancelled));
         outgoing.resolve(client, &id, Ok(json!({"suggestions": ["late"]})));
         outgoing.cancel(&clients, 3);

@@ -19,9 +19,9 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Bytes, Error, Message};
 
 use super::frame_timing::FrameTimings;
-use crate::claude_ide;
 use crate::client::{ClientId, ClientKind, Protocol};
 use crate::jsonrpc::{self, Incoming};
+use crate::mcp_ws;
 use crate::state::State;
 use crate::state::outbox::{Empty, OutboxReceiver, outbox};
 
@@ -161,7 +161,7 @@ impl Handling<'_> {
             Some(Ok(Message::Binary(bytes))) => match std::str::from_utf8(&bytes) {
                 Ok(text) => self.receive(text, out),
                 Err(_) => out.push(Message::text(jsonrpc::error(
-                    &serde_json::Value::Null,
+                    &jsonrpc::Id::Null,
                     jsonrpc::PARSE_ERROR,
                     "Parse error: binary frame is not UTF-8",
                 ))),
@@ -186,7 +186,7 @@ impl Handling<'_> {
         let (state, client) = (self.state, self.client);
         match jsonrpc::parse(text) {
             Ok(Incoming::Request { id, method, params }) => {
-                if let Some(reply) = claude_ide::answer_now(state, client, &id, &method, &params) {
+                if let Some(reply) = mcp_ws::answer_now(state, client, &id, &method, &params) {
                     out.push(Message::text(reply));
                     self.timings.answered(&method, &params, self.read_at);
                     return;
@@ -194,12 +194,12 @@ impl Handling<'_> {
                 let state = state.clone();
                 let guard = self.in_flight.clone();
                 crate::task::spawn(async move {
-                    claude_ide::request(&state, client, id, &method, params).await;
+                    mcp_ws::request(&state, client, id, &method, params).await;
                     drop(guard);
                 });
             }
             Ok(Incoming::Notification { method, params }) => {
-                claude_ide::notification(state, client, &method, &params)
+                mcp_ws::notification(state, client, &method, params)
             }
             Ok(Incoming::Response { id, outcome }) => {
                 state.outgoing().resolve(client, &id, outcome)

@@ -1,5 +1,5 @@
 //! The WebSocket transport pi and Claude Code connect to. It only accepts,
-//! authenticates, frames and forwards: what messages mean is [`crate::claude_ide`]'s
+//! authenticates, frames and forwards: what messages mean is [`crate::mcp_ws`]'s
 //! business.
 //!
 //! * [`server`]     – accepts TCP connections on loopback and hands them on.

@@ -22,12 +22,14 @@ const LAYERS: &[&[&str]] = &[
         "auth",
     ],
     &[
-        "claude_ide",
-        "companion",
-        "mcp_tools",
+        "mcp_ws",
+        "mcp_http",
+        "ide_companion",
         "suggest",
         "context_review",
     ],
+    &["tools"],
+    &["project"],
     &["state"],
     &["nvim"],
     &[

@@ -1,6 +1,6 @@
 -- The checks `register_tool` makes of an `input_schema`, so a mistake is
 -- told to the config that made it, naming the field. The host checks the
--- same again before it serves a schema (src/mcp_tools/user_schema.rs).
+-- same again before it serves a schema (src/mcp_http/user_schema.rs).
 local M = {}
 
 -- How a value is called in a message.

@@ -190,7 +190,7 @@ impl LuaCall {
         let payload = match self {
             LuaCall::Started(info) => vec![msgpack(&info)?],
             LuaCall::Client(event, client) => vec![Value::from(event.as_str()), msgpack(&client)?],
-            LuaCall::OpenDiff(view) => vec![msgpack(&view)?],
+            LuaCall::OpenDiff(view) => vec![diff_view::diff_view(*view)?],
             LuaCall::CloseDiff { id, reason, taken } => vec![
                 Value::from(id),
                 reason.map_or(Value::Nil, Value::from),

@@ -71,6 +71,7 @@
 //! `nvim_buf_get_lines` and attaches with `nvim_buf_attach`.
 
 mod calls;
+mod diff_view;
 mod events;
 mod lua_tables;
 mod payloads;

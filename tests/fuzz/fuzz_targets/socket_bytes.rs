@@ -7,21 +7,25 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pi_ide::claude_ide::{Route, route};
 use pi_ide::jsonrpc::{self, Incoming};
+use pi_ide::mcp_ws::{Route, route};
 use serde_json::Value;
 
 fn check_text(text: &str) {
     match jsonrpc::parse(text) {
         Ok(Incoming::Request { id, method, params }) => {
-            let routed = route(&method, &params);
-            if method == "tools/call" && params.get("name").and_then(Value::as_str) == Some("openDiff") {
+            let open_diff = method == "tools/call"
+                && params.get("name").and_then(Value::as_str) == Some("openDiff");
+            let routed = route(&method, params);
+            if open_diff {
                 assert!(matches!(routed, Route::Tool(_)), "openDiff routed to {routed:?}");
             }
+            let sent = serde_json::to_value(&id).unwrap();
             let reply: Value = serde_json::from_str(&jsonrpc::result(&id, Value::Null)).unwrap();
-            assert_eq!(reply["id"], id);
-            let reply: Value = serde_json::from_str(&jsonrpc::result_json(&id, "{}")).unwrap();
-            assert_eq!(reply["id"], id);
+            assert_eq!(reply["id"], sent);
+            let raw = jsonrpc::raw(&serde_json::json!({}));
+            let reply: Value = serde_json::from_str(&jsonrpc::raw_result(&id, &raw)).unwrap();
+            assert_eq!(reply["id"], sent);
         }
         Ok(_) => {}
         Err(rejected) => {
