@@ -218,3 +218,46 @@ fn collect_ext(dir: &Path, ext: &str, files: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+/// The README's Architecture section names every entry of `src/` (and
+/// nothing that is gone), so a newcomer's map matches `ls src`.
+#[test]
+fn the_readme_architecture_names_every_entry_of_src() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let section = readme
+        .split("\n## Architecture\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("README has an Architecture section");
+    let entries: BTreeSet<String> = std::fs::read_dir(repo_root().join("src"))
+        .unwrap()
+        .flatten()
+        .map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.path().is_dir() {
+                format!("src/{name}/")
+            } else {
+                format!("src/{name}")
+            }
+        })
+        .collect();
+    let named: BTreeSet<String> = section
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|quoted| {
+            let Some(entry) = quoted.strip_prefix("src/") else {
+                return false;
+            };
+            let entry = entry.strip_suffix('/').unwrap_or(entry);
+            !entry.is_empty() && !entry.contains('/')
+        })
+        .map(str::to_owned)
+        .collect();
+    let missing: Vec<_> = entries.difference(&named).collect();
+    let stale: Vec<_> = named.difference(&entries).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "README Architecture: not named {missing:?}; gone {stale:?}"
+    );
+}
