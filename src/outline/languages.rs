@@ -65,6 +65,20 @@ const TS_DEFINITIONS: &[&str] = &[
     "module",
 ];
 
+/// TypeScript and TSX: one language in two grammars.
+const fn typescript(filetypes: &'static [&'static str], grammar: LanguageFn) -> LanguageSpec {
+    LanguageSpec {
+        filetypes,
+        grammar,
+        definitions: TS_DEFINITIONS,
+        anonymous: JS_ANONYMOUS,
+        binders: TS_BINDERS,
+        need_body: &[],
+        comments: &["comment"],
+        error_keywords: &["function", "class", "interface"],
+    }
+}
+
 pub static LANGUAGES: &[LanguageSpec] = &[
     LanguageSpec {
         filetypes: &["rust"],
@@ -107,26 +121,11 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         comments: &["comment"],
         error_keywords: &["function", "class"],
     },
-    LanguageSpec {
-        filetypes: &["typescript"],
-        grammar: tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
-        definitions: TS_DEFINITIONS,
-        anonymous: JS_ANONYMOUS,
-        binders: TS_BINDERS,
-        need_body: &[],
-        comments: &["comment"],
-        error_keywords: &["function", "class", "interface"],
-    },
-    LanguageSpec {
-        filetypes: &["typescriptreact", "tsx"],
-        grammar: tree_sitter_typescript::LANGUAGE_TSX,
-        definitions: TS_DEFINITIONS,
-        anonymous: JS_ANONYMOUS,
-        binders: TS_BINDERS,
-        need_body: &[],
-        comments: &["comment"],
-        error_keywords: &["function", "class", "interface"],
-    },
+    typescript(&["typescript"], tree_sitter_typescript::LANGUAGE_TYPESCRIPT),
+    typescript(
+        &["typescriptreact", "tsx"],
+        tree_sitter_typescript::LANGUAGE_TSX,
+    ),
     LanguageSpec {
         filetypes: &["go"],
         grammar: tree_sitter_go::LANGUAGE,
