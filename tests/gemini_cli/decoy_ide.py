@@ -10,9 +10,9 @@ connect (`initialize`, `tools/list`, notifications), writes its port to
 naming this process and port are written by whoever starts it.
 """
 
-import json
 import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from loopback import JsonHandler, serve
 
 PORT_FILE, LOG_FILE = sys.argv[1], sys.argv[2]
 
@@ -31,9 +31,7 @@ def result_of(message):
     return {}
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+class Handler(JsonHandler):
 
     def log(self, what):
         with open(LOG_FILE, "a") as log:
@@ -53,27 +51,17 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def do_POST(self):
-        length = int(self.headers.get("content-length") or 0)
-        try:
-            message = json.loads(self.rfile.read(length) or b"{}")
-        except ValueError:
-            message = {}
+        message = self.read_json()
         self.log(message.get("method", ""))
         if "id" not in message:
             self.send_response(202)
             self.send_header("content-length", "0")
             self.end_headers()
             return
-        data = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result_of(message)}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("mcp-session-id", "decoy")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(
+            {"jsonrpc": "2.0", "id": message["id"], "result": result_of(message)},
+            headers=[("mcp-session-id", "decoy")],
+        )
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-with open(PORT_FILE, "w") as f:
-    f.write(str(server.server_address[1]))
-server.serve_forever()
+serve(Handler, PORT_FILE)

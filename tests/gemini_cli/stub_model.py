@@ -16,7 +16,8 @@ import json
 import os
 import re
 import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from loopback import JsonHandler, serve
 
 PORT_FILE, LOG_FILE = sys.argv[1], sys.argv[2]
 
@@ -62,9 +63,7 @@ def response(parts):
     }
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+class Handler(JsonHandler):
 
     def do_POST(self):
         length = int(self.headers.get("content-length") or 0)
@@ -90,16 +89,5 @@ class Handler(BaseHTTPRequestHandler):
         text = json.dumps(filled(schema)) if schema else "ok"
         self.send_json(response([{"text": text}]))
 
-    def send_json(self, value):
-        data = json.dumps(value).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
-
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-with open(PORT_FILE, "w") as f:
-    f.write(str(server.server_address[1]))
-server.serve_forever()
+serve(Handler, PORT_FILE)
