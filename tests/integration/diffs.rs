@@ -35,6 +35,14 @@ async fn write_in_the_proposal_accepts_without_touching_the_file() {
         .lua_with("local t = ...; return vim.tbl_map(function(w) return vim.wo[w].diff end, vim.api.nvim_tabpage_list_wins(t))", vec![list[0]["tabpage"].clone()])
         .await;
     assert_eq!(in_diff_mode, json!([true, true]));
+    // Neither side shows `[+]`: nothing there is an unsaved edit yet.
+    let modified = session
+        .lua_with(
+            "local d = ...; return { vim.bo[d.original_buf].modified, vim.bo[d.proposed_buf].modified }",
+            vec![list[0].clone()],
+        )
+        .await;
+    assert_eq!(modified, json!([false, false]));
     assert_eq!(
         session
             .lua("return require('pi-ide').status().diffs[1].tab_name")

@@ -25,6 +25,8 @@ local function make_buffer(name, side, filetype, tab_name)
   vim.bo[buf].undolevels = -1
   set_lines(buf, side)
   vim.bo[buf].undolevels = -123456
+  -- Filling it is no edit of the person's: no `[+]`.
+  vim.bo[buf].modified = false
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
@@ -250,7 +252,6 @@ function M.open(spec, entry, focus, ready)
   -- Not 'readonly': `:w` there accepts too.
   vim.bo[entry.original_buf].modifiable = false
   entry.proposed_buf = make_buffer(buffer_name(spec, "proposed"), side(spec.proposed), filetype, spec.tab_name)
-  vim.bo[entry.proposed_buf].modified = false
   entry.group = vim.api.nvim_create_augroup("PiIdeDiff" .. spec.id, { clear = true })
 
   local from_buffer = spec.edit and spec.edit.from_buffer
