@@ -6,7 +6,9 @@
 
 use std::ffi::{CStr, CString};
 use std::fs::File;
-use std::io::{self, Read, Seek, Write};
+use std::io::{self, Read};
+
+use super::whole;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path};
@@ -45,8 +47,9 @@ pub fn create_parents(root: &Path, relative: &Path) -> io::Result<()> {
 }
 
 /// Writes `contents` to `relative` below `root` if it holds `expected` now
-/// (`None`: if it does not exist). An existing file is rewritten in place,
-/// keeping its mode and hard links; a new one is created exclusively.
+/// (`None`: if it does not exist), whole: a crash leaves the old text or
+/// the new (see `whole`). Its mode, owner and hard links are kept; a new
+/// file is created only where none exists.
 pub fn write(
     root: &Path,
     relative: &Path,
@@ -56,15 +59,10 @@ pub fn write(
     let (dirs, name) = split(relative)?;
     let dir = open_dirs(root, &dirs, expected.is_none())?;
     let Some(expected) = expected else {
-        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
-        let fd = match open_at(&dir, &name, flags, 0o666) {
-            Err(error) if error.raw_os_error() == Some(libc::EEXIST) => {
-                return Err(WriteError::Changed);
-            }
-            other => other?,
+        return match whole::create(&dir, &name, contents)? {
+            true => Ok(()),
+            false => Err(WriteError::Changed),
         };
-        File::from(fd).write_all(contents)?;
-        return Ok(());
     };
     let fd = match open_at(&dir, &name, libc::O_RDWR | NO_FOLLOW, 0) {
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Err(WriteError::Changed),
@@ -77,9 +75,7 @@ pub fn write(
     if found != expected {
         return Err(WriteError::Changed);
     }
-    file.set_len(0)?;
-    file.rewind()?;
-    file.write_all(contents)?;
+    whole::replace(&dir, &name, &mut file, &found, contents)?;
     Ok(())
 }
 
@@ -131,7 +127,7 @@ fn open_dirs(root: &Path, dirs: &[CString], create: bool) -> io::Result<OwnedFd>
     Ok(dir)
 }
 
-fn open_at(
+pub(super) fn open_at(
     dir: &OwnedFd,
     name: &CStr,
     flags: libc::c_int,
@@ -183,7 +179,7 @@ mod tests {
     }
 
     #[test]
-    fn writes_in_place_only_what_was_expected_and_creates_new_files_exclusively() {
+    fn writes_only_what_was_expected_and_creates_new_files_exclusively() {
         let (_scratch, root, _) = setup();
         std::fs::write(root.join("src/a.rs"), "old\n").unwrap();
         std::fs::set_permissions(root.join("src/a.rs"), PermissionsExt::from_mode(0o640)).unwrap();
@@ -193,7 +189,7 @@ mod tests {
             .unwrap()
             .permissions()
             .mode();
-        assert_eq!(mode & 0o777, 0o640, "rewritten in place");
+        assert_eq!(mode & 0o777, 0o640, "its mode kept");
         assert_eq!(read(&root, Path::new("src/a.rs")).unwrap(), b"new\n");
 
         let stale = write(&root, Path::new("src/a.rs"), b"x", Some(b"old\n"));
@@ -238,5 +234,52 @@ mod tests {
         // SAFETY: a NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         assert!(read(&root, Path::new("fifo")).is_err(), "no wait on a FIFO");
+    }
+
+    /// Names in `dir` that a write left beside its files.
+    fn left_beside(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.contains(".pi-ide-"))
+            .collect()
+    }
+
+    #[test]
+    fn a_rewrite_replaces_the_file_whole_instead_of_truncating_it() {
+        let (_scratch, root, _) = setup();
+        let path = root.join("src/a.rs");
+        std::fs::write(&path, "old text\n").unwrap();
+        // Whoever has the file open (a crash, a reader) never sees it
+        // emptied or half-written: the new text arrives in one rename.
+        let mut held = File::open(&path).unwrap();
+        write(&root, Path::new("src/a.rs"), b"new\n", Some(b"old text\n")).unwrap();
+        let mut seen = String::new();
+        held.read_to_string(&mut seen).unwrap();
+        assert_eq!(seen, "old text\n");
+        assert_eq!(std::fs::read(&path).unwrap(), b"new\n");
+        assert_eq!(left_beside(&root.join("src")), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_file_with_other_hard_links_is_rewritten_for_every_name() {
+        let (_scratch, root, _) = setup();
+        std::fs::write(root.join("src/a.rs"), "old\n").unwrap();
+        std::fs::hard_link(root.join("src/a.rs"), root.join("src/also.rs")).unwrap();
+        write(&root, Path::new("src/a.rs"), b"new\n", Some(b"old\n")).unwrap();
+        assert_eq!(std::fs::read(root.join("src/also.rs")).unwrap(), b"new\n");
+        assert_eq!(left_beside(&root.join("src")), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_new_file_appears_whole_and_never_over_one_that_exists() {
+        let (_scratch, root, _) = setup();
+        write(&root, Path::new("src/n.rs"), b"made\n", None).unwrap();
+        assert_eq!(std::fs::read(root.join("src/n.rs")).unwrap(), b"made\n");
+        let again = write(&root, Path::new("src/n.rs"), b"other\n", None);
+        assert!(matches!(again, Err(WriteError::Changed)), "{again:?}");
+        assert_eq!(std::fs::read(root.join("src/n.rs")).unwrap(), b"made\n");
+        assert_eq!(left_beside(&root.join("src")), Vec::<String>::new());
     }
 }

@@ -14,6 +14,7 @@
 pub mod beneath;
 pub mod links;
 pub mod root;
+mod whole;
 pub mod worktree;
 
 use std::io;
