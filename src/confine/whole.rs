@@ -27,7 +27,16 @@ pub(super) fn replace(
 ) -> io::Result<()> {
     let meta = file.metadata()?;
     if meta.nlink() > 1 {
-        return in_place(dir, name, file, old, contents);
+        // Several names share the file: rewritten in place, the old text
+        // kept beside it until the new one is on disk.
+        let backup = Beside::write(dir, name, "old", old, 0o600)?;
+        sync_dir(dir)?;
+        file.set_len(0)?;
+        file.rewind()?;
+        file.write_all(contents)?;
+        file.sync_all()?;
+        drop(backup);
+        return sync_dir(dir);
     }
     let temp = Beside::write(dir, name, "new", contents, 0o600)?;
     let temp_file = temp.file.as_ref().expect("open until renamed");
@@ -51,25 +60,6 @@ pub(super) fn create(dir: &OwnedFd, name: &CStr, contents: &[u8]) -> io::Result<
     }
     sync_dir(dir)?;
     Ok(true)
-}
-
-/// Several names share the file: rewritten in place, the old text kept
-/// beside it until the new one is on disk.
-fn in_place(
-    dir: &OwnedFd,
-    name: &CStr,
-    file: &mut File,
-    old: &[u8],
-    contents: &[u8],
-) -> io::Result<()> {
-    let backup = Beside::write(dir, name, "old", old, 0o600)?;
-    sync_dir(dir)?;
-    file.set_len(0)?;
-    file.rewind()?;
-    file.write_all(contents)?;
-    file.sync_all()?;
-    drop(backup);
-    sync_dir(dir)
 }
 
 /// A synced file beside the target, removed when dropped unless it took
