@@ -328,9 +328,10 @@ describe("diagnostics", function()
     local buf, uri = reported("waiting.lua")
     server.publish(uri, "first")
     server.publish(uri, "second")
-    vim.wait(2000, function()
+    local published = vim.wait(2000, function()
       return #vim.diagnostic.get(buf) == 1 and vim.diagnostic.get(buf)[1].message == "second"
     end, 5)
+    expect(published):equals(true)
     vim.api.nvim_buf_delete(buf, {})
     gone(buf, vim.NIL)
     local last_loaded
