@@ -17,6 +17,14 @@ class JsonHandler(BaseHTTPRequestHandler):
         except ValueError:
             return {}
 
+    def read_logged(self, log_file):
+        """The request body as JSON, logged to `log_file` with its path, one
+        JSON object a line."""
+        body = self.read_json()
+        with open(log_file, "a") as log:
+            log.write(json.dumps({"path": self.path, "body": body}) + "\n")
+        return body
+
     def send_json(self, value, headers=()):
         data = json.dumps(value).encode()
         self.send_response(200)

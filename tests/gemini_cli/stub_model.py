@@ -64,16 +64,8 @@ def response(parts):
 
 
 class Handler(JsonHandler):
-
     def do_POST(self):
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {}
-        with open(LOG_FILE, "a") as log:
-            log.write(json.dumps({"path": self.path, "body": body}) + "\n")
+        body = self.read_logged(LOG_FILE)
         if ":countTokens" in self.path:
             return self.send_json({"totalTokens": 10})
         if ":streamGenerateContent" in self.path:

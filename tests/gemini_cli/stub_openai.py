@@ -105,21 +105,13 @@ def whole(reply):
 
 
 class Handler(JsonHandler):
-
     def do_GET(self):
         if self.path.rstrip("/").endswith("/models"):
             return self.send_json({"object": "list", "data": [{"id": "stub", "object": "model"}]})
         self.send_json({})
 
     def do_POST(self):
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {}
-        with open(LOG_FILE, "a") as log:
-            log.write(json.dumps({"path": self.path, "body": body}) + "\n")
+        body = self.read_logged(LOG_FILE)
         reply = answer(body)
         if body.get("stream"):
             data = streamed(reply)

@@ -590,9 +590,9 @@ async fn kept_edits(session: &Session) -> Value {
         .await
 }
 
-/// Opens a diff of `file_path`, edits its first line, and has the CLI
-/// close it as it does when the person answers in its prompt.
-async fn edit_then_answer_in_the_prompt(session: &Session, cli: &mut Cli, file_path: &str) {
+/// Has the CLI open a diff of `file_path` proposing "one\ntwo\n", and
+/// the person make line `row` (0-based) of the proposal "mine".
+async fn open_and_edit(session: &Session, cli: &mut Cli, file_path: &str, row: usize) {
     cli.call(
         "openDiff",
         json!({"filePath": file_path, "newContent": "one\ntwo\n"}),
@@ -602,9 +602,15 @@ async fn edit_then_answer_in_the_prompt(session: &Session, cli: &mut Cli, file_p
     let buf = diffs[0]["proposed_buf"].as_i64().unwrap();
     session
         .exec(&format!(
-            "vim.api.nvim_buf_set_lines({buf}, 0, 1, false, {{'mine'}})"
+            "vim.api.nvim_buf_set_lines({buf}, {row}, {row} + 1, false, {{'mine'}})"
         ))
         .await;
+}
+
+/// Opens a diff of `file_path`, edits its first line, and has the CLI
+/// close it as it does when the person answers in its prompt.
+async fn edit_then_answer_in_the_prompt(session: &Session, cli: &mut Cli, file_path: &str) {
+    open_and_edit(session, cli, file_path, 0).await;
     let result = cli
         .call(
             "closeDiff",
@@ -670,18 +676,7 @@ async fn a_cli_that_goes_away_mid_diff_leaves_the_persons_edits() {
         .lua("return require('pi-ide').status().clients")
         .await;
     assert_eq!(status[0]["kind"], "qwen");
-    cli.call(
-        "openDiff",
-        json!({"filePath": file_path, "newContent": "one\ntwo\n"}),
-    )
-    .await;
-    let diffs = session.wait_diffs(1).await;
-    let buf = diffs[0]["proposed_buf"].as_i64().unwrap();
-    session
-        .exec(&format!(
-            "vim.api.nvim_buf_set_lines({buf}, 1, 2, false, {{'mine'}})"
-        ))
-        .await;
+    open_and_edit(&session, &mut cli, &file_path, 1).await;
     cli.exit().await;
     session.wait_diffs(0).await;
     session.wait_clients(0).await;
