@@ -50,7 +50,7 @@ pub async fn replace_text(state: &State, project: &Project, args: ReplaceArgs) -
     }
     let text = before.lf_text();
     let Some(after) = replace(&text, &args) else {
-        let hint = if args.case_sensitive && replace(&text, &insensitive(&args)).is_some() {
+        let hint = if args.case_sensitive && replace_with_case(&text, &args, false).is_some() {
             " (it occurs with other case: caseSensitive=false finds it)"
         } else {
             ""
@@ -68,22 +68,17 @@ pub async fn replace_text(state: &State, project: &Project, args: ReplaceArgs) -
     propose(state, project, "replace_text_in_file", vec![change]).await
 }
 
-fn insensitive(args: &ReplaceArgs) -> ReplaceArgs {
-    ReplaceArgs {
-        path_in_project: String::new(),
-        old_text: args.old_text.clone(),
-        new_text: args.new_text.clone(),
-        replace_all: args.replace_all,
-        case_sensitive: false,
-    }
-}
-
 /// `text` with `oldText` replaced as asked; `None` when it does not occur.
 /// Agents send `\n` newlines, which is how [`Current::lf_text`] reads.
 fn replace(text: &str, args: &ReplaceArgs) -> Option<String> {
+    replace_with_case(text, args, args.case_sensitive)
+}
+
+/// [`replace`], matching case or not whatever `args` asks.
+fn replace_with_case(text: &str, args: &ReplaceArgs, case_sensitive: bool) -> Option<String> {
     let old = args.old_text.replace("\r\n", "\n");
     let pattern = RegexBuilder::new(&regex::escape(&old))
-        .case_insensitive(!args.case_sensitive)
+        .case_insensitive(!case_sensitive)
         .size_limit(1 << 24)
         .build()
         .ok()?;
