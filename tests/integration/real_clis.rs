@@ -246,6 +246,10 @@ impl Terminal<'_> {
         session
             .exec(
                 "vim.o.shell = 'bash'
+                 -- A person's editor is no CI job: Gemini CLI runs headless
+                 -- (no prompt, no IDE) when it sees CI=true.
+                 vim.env.CI = nil
+                 vim.env.GITHUB_ACTIONS = nil
                  vim.cmd.tabnew()
                  vim.cmd.terminal()
                  _G.cli_term = { buf = vim.api.nvim_get_current_buf(), chan = vim.bo.channel }
