@@ -41,7 +41,7 @@ async function statusesWith(extraArgs) {
 	pi.stderr.on("data", (d) => (err += d));
 	pi.stdin.write(`${JSON.stringify({ type: "prompt", message: "/review a.txt" })}\n`);
 	const timeout = new Promise((_, reject) =>
-		setTimeout(() => reject(new Error(`no review request within 20 s\n${out}\n${err}`)), 20_000).unref(),
+		setTimeout(() => reject(new Error(`no review request within 60 s\n${out}\n${err}`)), 60_000).unref(),
 	);
 	try {
 		await Promise.race([gotRequest, timeout]);

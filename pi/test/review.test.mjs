@@ -21,7 +21,7 @@ const extension = join(piDir, "review.ts");
 // The pi to run in: $PI_CLI (tests/integration/pi_extension.rs runs these
 // tests once per pi distribution), else the pinned one.
 const piCli = process.env.PI_CLI ?? join(piDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
-const STEP_MS = 20_000;
+const STEP_MS = 60_000;
 
 /** Resolves with the first value `probe()` returns that is not undefined. */
 async function waitFor(what, probe, ms = STEP_MS) {
