@@ -59,6 +59,8 @@
 //! * [`selection`]   – positions → `selection_changed` params.
 //! * [`uri`]         – `file://` URIs ↔ paths.
 //! * [`git`]         – git run without a shell, bounded in time and output.
+//! * [`snapshot`]    – the project's files as git trees in a private store,
+//!   never the person's repository: baselines and what changed since.
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
 //! * [`client`]      – client ids, protocols, and each agent's profile
 //!   (`client/<agent>.rs`: one file and one line per agent).
@@ -105,6 +107,7 @@ mod scratch {
     pub use pi_ide_test_support::Scratch;
 }
 mod selection;
+mod snapshot;
 mod socket;
 mod state;
 mod suggest;
