@@ -39,6 +39,8 @@
 //! * [`project`]     – what the project tools share: the project a call is
 //!   about, its files, problems, language servers, git and edits.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
+//! * [`changes`]     – the review of what changed since a baseline, whoever
+//!   changed it: `:PiIde changes`, kept or reverted hunk by hunk.
 //! * [`context_review`] – the context/review protocol pi's `ide` extension
 //!   speaks over [`socket`]: `hello`, `context`, review requests and
 //!   `reviewResult`.
@@ -71,6 +73,7 @@
 //! * [`task`]        – spawning tasks with their futures boxed.
 
 mod auth;
+mod changes;
 pub mod cli;
 mod client;
 pub mod config;

@@ -29,6 +29,7 @@ use crate::nvim::IoLoop;
 use crate::nvim::handler::NvimHandler;
 use crate::nvim::seam::{EditorEvent, LuaCall, SEAM_VERSION, Started};
 use crate::outline::worker::Worker;
+use crate::changes::Changes;
 use crate::state::{Settings, State};
 use announce::{Announcements, Token};
 use bind::Ports;
@@ -60,10 +61,12 @@ pub async fn run(config: Config) -> io::Result<()> {
     let editor = state.editor().clone();
     let files = FileWatch::new(move |changes| editor.push(LuaCall::FilesChanged(changes)));
     state.editor().push(LuaCall::Started(started));
+    let changes = Arc::new(Changes::default());
     let mut wiring = Wiring {
         state: &state,
         announced: &mut announced,
         files: &files,
+        changes: &changes,
     };
     let broken = until_stopped(io_loop, events, &mut wiring).await?;
     shut_down(&state, &announced, listeners).await;

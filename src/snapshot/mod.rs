@@ -11,4 +11,4 @@ pub mod store;
 pub mod tree;
 
 pub use store::{Kept, Store, now};
-pub use tree::{Blob, Difference, Differences, Tree};
+pub use tree::{Blob, Difference, Tree};

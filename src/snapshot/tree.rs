@@ -55,16 +55,17 @@ pub struct Differences {
 }
 
 impl Store {
-    /// A tree of every file in the work tree now that git would not ignore,
-    /// untracked ones included.
-    pub async fn take(&self) -> Result<Tree, String> {
+    /// A tree of every file below `prefix` (relative to the work tree, `""`
+    /// for all) that git would not ignore, untracked ones included.
+    pub async fn take(&self, prefix: &str) -> Result<Tree, String> {
         let call = Call {
             timeout: Some(TAKE_TIMEOUT),
             ..Call::default()
         };
         // An unreadable file is left out rather than failing the rest; git
         // then still exits 1.
-        let args = ["add", "--all", "--ignore-errors", "--", "."];
+        let below = if prefix.is_empty() { "." } else { prefix };
+        let args = ["add", "--all", "--ignore-errors", "--", below];
         let added = self.git_output(&args, 64 * 1024, call).await?;
         if added.code != 0 {
             if !added.stderr.contains("adding files failed") {
@@ -253,12 +254,12 @@ mod tests {
         let store = Store::open(&states, &root.join("src")).await.unwrap();
         assert!(store.in_git());
         assert_eq!(store.work_tree(), root);
-        let baseline = store.take().await.unwrap();
+        let baseline = store.take("").await.unwrap();
         std::fs::write(root.join("src/kept.txt"), "a\r\nB\r\n").unwrap();
         std::fs::remove_file(root.join("gone.txt")).unwrap();
         std::fs::write(root.join("new.txt"), "new\n").unwrap();
         std::fs::write(root.join("noise.log"), "ignored\n").unwrap();
-        let now = store.take().await.unwrap();
+        let now = store.take("").await.unwrap();
         let found = store.differences(&baseline, &now, "").await.unwrap();
         let paths: Vec<&str> = found.list.iter().map(|d| d.path.as_str()).collect();
         assert_eq!(paths, ["gone.txt", "new.txt", "src/kept.txt"]);
@@ -317,10 +318,10 @@ mod tests {
         std::fs::write(root.join("node_modules/dep/x.js"), "x\n").unwrap();
         let store = Store::open(&scratch.join("states"), &root).await.unwrap();
         assert!(!store.in_git());
-        let baseline = store.take().await.unwrap();
+        let baseline = store.take("").await.unwrap();
         std::fs::write(root.join("a.txt"), "A\n").unwrap();
         std::fs::write(root.join("node_modules/dep/x.js"), "y\n").unwrap();
-        let now = store.take().await.unwrap();
+        let now = store.take("").await.unwrap();
         let found = store.differences(&baseline, &now, "").await.unwrap();
         assert_eq!(found.list.len(), 1, "{found:?}");
         assert_eq!(found.list[0].path, "a.txt");

@@ -253,6 +253,11 @@ end
 -- Starts agent `spec` with `args`; the host is running if it must be.
 local function launch(spec, args, focus)
   watch_once()
+  if config.values.agent.baseline then
+    -- Before the agent can write anything; a baseline with changes not
+    -- reviewed yet (another agent's) stays.
+    require("pi-ide.changes").start({ keep = true, quiet = true })
+  end
   local status = require("pi-ide.host").status()
   next_id = next_id + 1
   local agent = { id = next_id, name = spec.name, label = label_for(spec.name), kind = spec.kind }
