@@ -46,7 +46,10 @@ pub enum Shown {
     Yes(Texts),
     /// Not shown, for the reason given; `settle`: it is settled as it is
     /// now (the person was told), else listed again next time.
-    No { why: String, settle: Option<Blob> },
+    No {
+        why: String,
+        settle: Option<Blob>,
+    },
 }
 
 /// A file's texts on both sides, exactly as their bytes are.
@@ -78,10 +81,7 @@ async fn read_one(project: &Project, difference: Difference) -> Listed {
             .map(|rest| rest.trim_start_matches('/').to_owned())
             .unwrap_or_else(|| difference.path.clone()),
     };
-    let path = format!(
-        "{}/{relative}",
-        project.root.given().trim_end_matches('/')
-    );
+    let path = format!("{}/{relative}", project.root.given().trim_end_matches('/'));
     let change = match (&difference.before, &difference.after) {
         (None, _) => Change::New,
         (_, None) => Change::Deleted,
@@ -104,7 +104,10 @@ async fn shown(project: &Project, path: &str, difference: &Difference) -> Shown 
     };
     let later = |why: String| Shown::No { why, settle: None };
     let sides = [&difference.before, &difference.after];
-    if sides.iter().any(|side| side.as_ref().is_some_and(|b| !b.is_file())) {
+    if sides
+        .iter()
+        .any(|side| side.as_ref().is_some_and(|b| !b.is_file()))
+    {
         return settle_as_is("a symbolic link or a nested repository: not shown, kept as it is");
     }
     if let (Some(before), Some(after)) = (&difference.before, &difference.after)

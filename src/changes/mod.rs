@@ -103,10 +103,13 @@ pub async fn start(state: Arc<State>, changes: Arc<Changes>, request: ChangesSta
             json!({ "ok": false, "error": error })
         }
     };
-    answer(&state, LuaCall::ChangesDone {
-        id: request.id,
-        result,
-    })
+    answer(
+        &state,
+        LuaCall::ChangesDone {
+            id: request.id,
+            result,
+        },
+    )
     .await;
 }
 
@@ -119,20 +122,26 @@ pub async fn review(state: Arc<State>, changes: Arc<Changes>, request: ChangesRe
             "open": true,
             "error": "a review of the changes is open already: :PiIde diff shows it",
         });
-        answer(&state, LuaCall::ChangesDone {
-            id: request.id,
-            result,
-        })
+        answer(
+            &state,
+            LuaCall::ChangesDone {
+                id: request.id,
+                result,
+            },
+        )
         .await;
         return;
     }
     let result = review::run(&state, &changes, &request).await;
     changes.reviewing.store(false, Ordering::SeqCst);
     let result = result.unwrap_or_else(|error| json!({ "ok": false, "error": error }));
-    answer(&state, LuaCall::ChangesDone {
-        id: request.id,
-        result,
-    })
+    answer(
+        &state,
+        LuaCall::ChangesDone {
+            id: request.id,
+            result,
+        },
+    )
     .await;
 }
 

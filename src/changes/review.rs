@@ -27,7 +27,11 @@ pub const MAX_SHOWN: usize = 20;
 static GROUPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1 << 40);
 
 /// Runs review `request`; the result Lua reports.
-pub async fn run(state: &State, changes: &Changes, request: &ChangesReview) -> Result<Json, String> {
+pub async fn run(
+    state: &State,
+    changes: &Changes,
+    request: &ChangesReview,
+) -> Result<Json, String> {
     let dir = state.root().to_string_lossy().into_owned();
     let (project, baseline, files, more) = {
         let _one_at_a_time = changes.busy.lock().await;
@@ -54,10 +58,13 @@ pub async fn run(state: &State, changes: &Changes, request: &ChangesReview) -> R
         "more": more,
         "max_shown": MAX_SHOWN,
     });
-    answer(state, LuaCall::ChangesListed {
-        id: request.id,
-        listing,
-    })
+    answer(
+        state,
+        LuaCall::ChangesListed {
+            id: request.id,
+            listing,
+        },
+    )
     .await;
     let as_is: Vec<(String, Option<Blob>)> = files
         .iter()

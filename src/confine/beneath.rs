@@ -329,7 +329,10 @@ mod tests {
         assert!(outside.join("t").exists() && root.join("link").exists());
 
         create(&root, Path::new("bin/run.sh"), b"#!/bin/sh\n", true).unwrap();
-        let mode = std::fs::metadata(root.join("bin/run.sh")).unwrap().permissions().mode();
+        let mode = std::fs::metadata(root.join("bin/run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o100, 0o100, "executable again");
         let twice = create(&root, Path::new("bin/run.sh"), b"", false);
         assert!(matches!(twice, Err(WriteError::Changed)), "{twice:?}");

@@ -140,11 +140,9 @@ impl Confined {
         executable: bool,
     ) -> Result<(), beneath::WriteError> {
         let (root, below) = (self.root.clone(), self.below().to_path_buf());
-        crate::task::spawn_blocking(move || {
-            beneath::create(&root, &below, &contents, executable)
-        })
-        .await
-        .map_err(|e| beneath::WriteError::Io(io::Error::other(e)))?
+        crate::task::spawn_blocking(move || beneath::create(&root, &below, &contents, executable))
+            .await
+            .map_err(|e| beneath::WriteError::Io(io::Error::other(e)))?
     }
 
     /// Removes the file if it holds `expected`, never through a link.

@@ -19,6 +19,7 @@ use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use crate::changes::Changes;
 use crate::config::Config;
 use crate::diagnostics::Mirror;
 use crate::diff::pending::DiffOutcome;
@@ -29,7 +30,6 @@ use crate::nvim::IoLoop;
 use crate::nvim::handler::NvimHandler;
 use crate::nvim::seam::{EditorEvent, LuaCall, SEAM_VERSION, Started};
 use crate::outline::worker::Worker;
-use crate::changes::Changes;
 use crate::state::{Settings, State};
 use announce::{Announcements, Token};
 use bind::Ports;

@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 
 use crate::common::{Scratch, Session, eventually, fresh_dir, scratch_dir};
 
-const CHANGED: &str = "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\n";
+const CHANGED: &str =
+    "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\n";
 
 /// `git args` in `dir`, as the person runs it; its output.
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -148,7 +149,9 @@ async fn an_agents_shell_edits_are_listed_reviewed_and_written_as_decided() {
         .await;
     session.exec("vim.cmd('PiIde agent claude')").await;
     eventually("the baseline", || async {
-        let status = session.lua("return require('pi-ide.changes').status()").await;
+        let status = session
+            .lua("return require('pi-ide.changes').status()")
+            .await;
         status["since"].is_u64().then_some(())
     })
     .await;
@@ -160,7 +163,10 @@ async fn an_agents_shell_edits_are_listed_reviewed_and_written_as_decided() {
 
     session.exec("vim.cmd('PiIde changes')").await;
     let diffs = review_diffs(&session, 3).await;
-    let tabs: Vec<&str> = diffs.iter().map(|d| d["tab_name"].as_str().unwrap()).collect();
+    let tabs: Vec<&str> = diffs
+        .iter()
+        .map(|d| d["tab_name"].as_str().unwrap())
+        .collect();
     assert_eq!(
         tabs,
         ["changes:changed.txt", "changes:gone.txt", "changes:new.txt"]
@@ -171,8 +177,9 @@ async fn an_agents_shell_edits_are_listed_reviewed_and_written_as_decided() {
     assert_eq!(listed, json!(["modified", "deleted", "new"]));
     let told = session.notifications().await;
     assert!(
-        told.iter().any(|m| m.contains("3 file(s) changed since")
-            && m.contains("1 new, 1 deleted, 1 modified")),
+        told.iter()
+            .any(|m| m.contains("3 file(s) changed since")
+                && m.contains("1 new, 1 deleted, 1 modified")),
         "{told:?}"
     );
     let bars = session
@@ -184,10 +191,15 @@ async fn an_agents_shell_edits_are_listed_reviewed_and_written_as_decided() {
     assert!(bars[0].as_str().unwrap().starts_with("before ("), "{bars}");
     let right = bars[1].as_str().unwrap();
     assert!(
-        right.contains("keep") && right.contains("revert") && right.contains("changed.txt (modified)"),
+        right.contains("keep")
+            && right.contains("revert")
+            && right.contains("changed.txt (modified)"),
         "{right}"
     );
-    assert!(right.contains("your unsaved edits are not shown"), "{right}");
+    assert!(
+        right.contains("your unsaved edits are not shown"),
+        "{right}"
+    );
 
     // changed.txt: the hunk at line 2 reverted, the one at line 9 kept.
     at(&session, "changes:changed.txt", 2).await;
@@ -202,12 +214,18 @@ async fn an_agents_shell_edits_are_listed_reviewed_and_written_as_decided() {
 
     let report = review_done(&session).await;
     assert!(report.contains("changed.txt: kept as decided"), "{report}");
-    assert!(report.contains("your unsaved edits in its buffer are untouched"), "{report}");
+    assert!(
+        report.contains("your unsaved edits in its buffer are untouched"),
+        "{report}"
+    );
     assert_eq!(
         read(dir.join("changed.txt")).await.unwrap(),
         CHANGED.replace("line 9\n", "LINE 9 (agent)\n")
     );
-    assert_eq!(read(dir.join("new.txt")).await.unwrap(), "made by the agent\n");
+    assert_eq!(
+        read(dir.join("new.txt")).await.unwrap(),
+        "made by the agent\n"
+    );
     assert!(!dir.join("gone.txt").exists());
     let buffer = session
         .lua_with(
@@ -221,7 +239,11 @@ async fn an_agents_shell_edits_are_listed_reviewed_and_written_as_decided() {
         json!({"lines": ["my unsaved line 1", "line 2"], "modified": true}),
         "the person's unsaved buffer is untouched"
     );
-    assert_eq!(repository_state(&dir), before, "index, HEAD, refs and stash");
+    assert!(
+        repository_state(&dir) == before,
+        "the person's index, HEAD, refs or stash changed: {}",
+        git(&dir, &["status", "--short"])
+    );
 
     // Decided files are settled: nothing is listed again.
     session.exec("vim.cmd('PiIde changes')").await;
@@ -256,16 +278,27 @@ async fn outside_git_a_deleted_file_is_restored_a_new_one_removed_and_a_change_r
     assert_eq!(started["ok"], true, "{started}");
     assert_eq!(started["git"], false);
     // Whoever changes them: here, the test itself.
-    std::fs::write(dir.join("changed.txt"), CHANGED.replace("line 5\n", "FIVE\n")).unwrap();
+    std::fs::write(
+        dir.join("changed.txt"),
+        CHANGED.replace("line 5\n", "FIVE\n"),
+    )
+    .unwrap();
     std::fs::remove_file(dir.join("gone.sh")).unwrap();
     std::fs::create_dir_all(dir.join("made")).unwrap();
     std::fs::write(dir.join("made/new.txt"), "new\n").unwrap();
 
     session.exec("vim.cmd('PiIde changes')").await;
     review_diffs(&session, 3).await;
-    for tab in ["changes:changed.txt", "changes:gone.sh", "changes:made/new.txt"] {
+    for tab in [
+        "changes:changed.txt",
+        "changes:gone.sh",
+        "changes:made/new.txt",
+    ] {
         session
-            .lua_with("return require('pi-ide.diff').reject(...)", vec![json!(tab)])
+            .lua_with(
+                "return require('pi-ide.diff').reject(...)",
+                vec![json!(tab)],
+            )
             .await;
     }
     let report = review_done(&session).await;
@@ -273,11 +306,20 @@ async fn outside_git_a_deleted_file_is_restored_a_new_one_removed_and_a_change_r
     assert!(report.contains("made/new.txt: removed"), "{report}");
     assert!(report.contains("changed.txt: reverted"), "{report}");
     assert_eq!(read(dir.join("changed.txt")).await.unwrap(), CHANGED);
-    assert_eq!(read(dir.join("gone.sh")).await.unwrap(), "#!/bin/sh\necho hi\n");
-    let mode = std::fs::metadata(dir.join("gone.sh")).unwrap().permissions().mode();
+    assert_eq!(
+        read(dir.join("gone.sh")).await.unwrap(),
+        "#!/bin/sh\necho hi\n"
+    );
+    let mode = std::fs::metadata(dir.join("gone.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o100, 0o100, "restored executable");
     assert!(!dir.join("made/new.txt").exists());
-    assert!(!dir.join(".git").exists(), "no repository made in the project");
+    assert!(
+        !dir.join(".git").exists(),
+        "no repository made in the project"
+    );
 }
 
 #[tokio::test]

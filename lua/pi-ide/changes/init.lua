@@ -71,11 +71,13 @@ end
 ---@field git? boolean The project is a git work tree (else a plain snapshot).
 ---@field root? string The project's directory.
 
+-- `keep`: an agent starting beside another drops nothing from the review.
+-- `on_ready`: files changed after it is called show in `:PiIde changes`.
 ---@class pi-ide.ChangesStartOpts
----@field root? string The project's directory (default: the project root pi-ide follows, the git root of the cwd).
----@field keep? boolean Keep this Neovim's baseline of the project when files changed since it, so an agent starting beside another drops nothing from the review (default false: a new baseline).
+---@field root? string The project's directory (default: the project root pi-ide follows).
+---@field keep? boolean Keep this Neovim's baseline when files changed since it (default false).
 ---@field quiet? boolean Tell the person only when it fails (default false).
----@field on_ready? fun(baseline: pi-ide.ChangesBaseline) Called once the baseline is taken (or not): files changed after that show in `:PiIde changes`.
+---@field on_ready? fun(baseline: pi-ide.ChangesBaseline) Once the baseline is taken, or not.
 
 --- Takes a baseline of the project's files, off Neovim's thread: from now
 --- on `:PiIde changes` lists every file that changes, whoever changes it.
@@ -106,9 +108,14 @@ function M.start(opts)
   return ok
 end
 
+-- `on_listed(listing)`: the files changed since the baseline, before their
+-- diffs open: `{since, root, files = {{path, relative, change, note?}}, more}`.
+-- `on_done(result)`: what became of each file shown: `{ok, error?, since,
+-- listed, files = {{path, relative, fate, why?}}}`, fate one of kept,
+-- written, reverted, restored, removed, later, failed.
 ---@class pi-ide.ChangesReviewOpts
----@field on_listed? fun(listing: table) The files changed since the baseline `{since, root, files = {{path, relative, change, note?}}, more}`, before their diffs open.
----@field on_done? fun(result: table) What became of each shown file `{ok, error?, since, listed, files = {{path, relative, fate, why?}}}` (fate: kept, written, reverted, restored, removed, later, failed).
+---@field on_listed? fun(listing: table)
+---@field on_done? fun(result: table)
 
 --- `:PiIde changes`: lists every file changed since the baseline and shows
 --- each in the two-pane diff (baseline left, the file now right). `:w`

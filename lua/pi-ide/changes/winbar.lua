@@ -44,7 +44,10 @@ function M.right(spec, dirty)
   local change = edit.turn.change
   local about = {
     ("%s (%s)"):format(vim.fn.fnamemodify(spec.path, ":~:."), change == "deleted" and "deleted now" or change),
-    ("changes since %s%s"):format(since(spec), edit.count > 1 and (" (file %d of %d)"):format(edit.index, edit.count) or ""),
+    ("changes since %s%s"):format(
+      since(spec),
+      edit.count > 1 and (" (file %d of %d)"):format(edit.index, edit.count) or ""
+    ),
   }
   local bar = util.escape_statusline(table.concat(decide, " · "))
     .. " · %<"
