@@ -73,6 +73,11 @@ local function describe(status)
     lines[#lines + 1] = ("mention %s waits for Claude Code"):format(mention)
   end
   agent_lines(lines)
+  local changes = package.loaded["pi-ide.changes"]
+  local since = changes and changes.status().since
+  if since then
+    lines[#lines + 1] = ("changes followed since %s (:PiIde changes)"):format(os.date("%H:%M", since))
+  end
   local review = package.loaded["pi-ide.review"]
   if review and review.status() then
     lines[#lines + 1] = review.describe()

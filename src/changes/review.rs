@@ -66,12 +66,12 @@ pub async fn run(
         },
     )
     .await;
-    let as_is: Vec<(String, Option<Blob>)> = files
+    let as_is: Vec<(String, Settled)> = files
         .iter()
         .filter_map(|file| match &file.shown {
             Shown::No {
                 settle: Some(blob), ..
-            } => Some((file.in_tree.clone(), Some(blob.clone()))),
+            } => Some((file.in_tree.clone(), Settled::As(Some(blob.clone())))),
             _ => None,
         })
         .collect();
@@ -151,30 +151,26 @@ async fn review_file(
     };
     let fate = decide::apply(texts, outcome).await;
     if let Some(settled) = fate.settled(texts) {
-        let blob = match settled {
-            None => Ok(None),
-            Some(text) => project
-                .store
-                .hash(text.as_bytes().to_vec())
-                .await
-                .map(|id| {
-                    Some(Blob {
-                        id,
-                        mode: texts.mode.mode,
-                    })
-                }),
+        let settled = match settled {
+            None => Settled::As(None),
+            Some(text) => Settled::Text(text.as_bytes().to_vec(), texts.mode.mode),
         };
-        match blob {
-            Ok(blob) => settle(changes, project, vec![(file.in_tree.clone(), blob)]).await,
-            Err(error) => tracing::warn!("{} not settled: {error}", file.relative),
-        }
+        settle(changes, project, vec![(file.in_tree.clone(), settled)]).await;
     }
     fate
 }
 
-/// Makes the baseline hold `settled` (path in the work tree, its blob or
-/// none), so the next review does not show those files again.
-async fn settle(changes: &Changes, project: &Project, settled: Vec<(String, Option<Blob>)>) {
+/// What a file of the baseline becomes.
+enum Settled {
+    /// This blob, or no file.
+    As(Option<Blob>),
+    /// These bytes, with this mode.
+    Text(Vec<u8>, u32),
+}
+
+/// Makes the baseline hold `settled` (each a path in the work tree), so
+/// the next review does not show those files again.
+async fn settle(changes: &Changes, project: &Project, settled: Vec<(String, Settled)>) {
     if settled.is_empty() {
         return;
     }
@@ -182,7 +178,21 @@ async fn settle(changes: &Changes, project: &Project, settled: Vec<(String, Opti
     let Some(baseline) = baselines::current(changes, project) else {
         return;
     };
-    match project.store.settle(&baseline.tree, &settled).await {
+    let mut entries = Vec::with_capacity(settled.len());
+    for (path, settled) in settled {
+        let blob = match settled {
+            Settled::As(blob) => blob,
+            Settled::Text(bytes, mode) => match project.store.hash(bytes).await {
+                Ok(id) => Some(Blob { id, mode }),
+                Err(error) => {
+                    tracing::warn!("{path} not settled: {error}");
+                    continue;
+                }
+            },
+        };
+        entries.push((path, blob));
+    }
+    match project.store.settle(&baseline.tree, &entries).await {
         Ok(tree) => {
             let since = baseline.since;
             if let Err(error) = baselines::adopt(changes, project, Baseline { tree, since }) {

@@ -220,7 +220,13 @@ impl Store {
             "gc.auto=0",
         ];
         with_config.extend_from_slice(args);
-        git::run_with(&self.work_tree, &with_config, max_bytes, options).await
+        let started = SystemTime::now();
+        let ran = git::run_with(&self.work_tree, &with_config, max_bytes, options).await;
+        if ran.is_err() {
+            // Stopped past its bound: the lock it held is no one's now.
+            remove_lock_since(index, started);
+        }
+        ran
     }
 
     /// The private repository, its index and objects, and no other: set
@@ -293,7 +299,8 @@ fn write_if_changed(path: &Path, body: &[u8]) -> io::Result<()> {
     crate::private_file::replace(path, body)
 }
 
-/// Removes `index`'s lock when a killed git left it long ago.
+/// Removes `index`'s lock when a killed git left it long ago (another
+/// host's, say).
 fn remove_stale_lock(index: &Path) {
     let lock = index.with_extension("lock");
     let old = std::fs::metadata(&lock)
@@ -301,6 +308,19 @@ fn remove_stale_lock(index: &Path) {
         .is_ok_and(|at| at.elapsed().is_ok_and(|age| age > STALE_LOCK));
     if old {
         tracing::warn!("removing a stale lock: {}", lock.display());
+        let _ = std::fs::remove_file(&lock);
+    }
+}
+
+/// Removes `index`'s lock if it was made since `started`: by the git this
+/// host just stopped (runs on a store are one at a time).
+fn remove_lock_since(index: &Path, started: SystemTime) {
+    let lock = index.with_extension("lock");
+    let ours = std::fs::metadata(&lock)
+        .and_then(|meta| meta.modified())
+        .is_ok_and(|at| at >= started);
+    if ours {
+        tracing::warn!("removing the lock of a stopped git: {}", lock.display());
         let _ = std::fs::remove_file(&lock);
     }
 }

@@ -191,13 +191,11 @@ async fn an_agents_shell_edits_are_listed_reviewed_and_written_as_decided() {
     assert!(bars[0].as_str().unwrap().starts_with("before ("), "{bars}");
     let right = bars[1].as_str().unwrap();
     assert!(
-        right.contains("keep")
-            && right.contains("revert")
-            && right.contains("changed.txt (modified)"),
+        right.contains("modified · ") && right.contains("revert") && right.contains("changed.txt"),
         "{right}"
     );
     assert!(
-        right.contains("your unsaved edits are not shown"),
+        right.contains("your unsaved edits stay in their buffer"),
         "{right}"
     );
 

@@ -53,14 +53,15 @@ function M.listed(listing)
       kinds[#kinds + 1] = ("%d %s"):format(counts[change], change)
     end
   end
+  -- One line when it can be: no prompt to press Enter before the diffs.
   local lines = {
-    ("%d file(s) changed since %s (%s); :copen lists them"):format(#files, since, table.concat(kinds, ", ")),
+    ("%d file(s) changed since %s (%s): each in a diff; :copen lists them"):format(
+      #files,
+      since,
+      table.concat(kinds, ", ")
+    ),
   }
   local shown = #files - #notes
-  if shown > 0 then
-    lines[#lines + 1] = "each opens as a diff, before on the left, now on the right: its winbar says "
-      .. "how to keep or revert the file or a hunk"
-  end
   if shown > (listing.max_shown or shown) then
     lines[#lines + 1] = ("%d shown now; :PiIde changes again shows the rest"):format(listing.max_shown)
   end

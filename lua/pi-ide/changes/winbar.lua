@@ -19,41 +19,32 @@ function M.left(spec, large)
   return util.escape_statusline(text) .. (large and " · large-file view" or "")
 end
 
---- The right window's: the keys that decide, then which file and how it
---- changed; `dirty`: the person's buffer of it has unsaved edits.
+--- The right window's: how the file changed and the keys that decide,
+--- then which file; `dirty`: the person's buffer of it has unsaved edits.
+--- In a narrow window the start stays and the rest is cut.
 function M.right(spec, dirty)
   local on = keys.configured()
-  local function key(name, command)
-    return on[name] and (util.display_key(on[name]) .. "/" .. command) or command
-  end
+  local edit = spec.edit
+  local change = edit.turn.change
   local decide = {
-    ("%s keep"):format(key("accept", ":w")),
-    ("%s revert"):format(on.reject and util.display_key(on.reject) or ":PiIde reject"),
+    change == "deleted" and "deleted now" or change,
+    (on.accept and util.display_key(on.accept) .. "/" or "") .. ":w keep",
+    (on.reject and util.display_key(on.reject) or ":PiIde reject") .. " revert",
   }
   if on.hunk_accept and on.hunk_reject then
-    decide[#decide + 1] = ("%s/%s keep/revert hunk"):format(
-      util.display_key(on.hunk_accept),
-      util.display_key(on.hunk_reject)
-    )
+    decide[#decide + 1] = ("%s/%s hunk"):format(util.display_key(on.hunk_accept), util.display_key(on.hunk_reject))
   end
   decide[#decide + 1] = ":q later"
-  local edit = spec.edit
   if edit.count > 1 then
     decide[#decide + 1] = (on.accept_all and util.display_key(on.accept_all) or ":PiIde accept all") .. " keep all"
   end
-  local change = edit.turn.change
-  local about = {
-    ("%s (%s)"):format(vim.fn.fnamemodify(spec.path, ":~:."), change == "deleted" and "deleted now" or change),
-    ("changes since %s%s"):format(
-      since(spec),
-      edit.count > 1 and (" (file %d of %d)"):format(edit.index, edit.count) or ""
-    ),
-  }
+  local count = edit.count > 1 and (" (file %d of %d)"):format(edit.index, edit.count) or ""
+  local about = { vim.fn.fnamemodify(spec.path, ":~:."), ("changes since %s%s"):format(since(spec), count) }
   local bar = util.escape_statusline(table.concat(decide, " · "))
     .. " · %<"
     .. util.escape_statusline(table.concat(about, " · "))
   if dirty then
-    bar = "%#WarningMsg#⚠ your unsaved edits are not shown, and stay in their buffer%* · " .. bar
+    bar = "%#WarningMsg#⚠ your unsaved edits stay in their buffer%* · " .. bar
   end
   return bar
 end
