@@ -96,53 +96,34 @@ pub async fn start(state: Arc<State>, changes: Arc<Changes>, request: ChangesSta
         .root
         .clone()
         .unwrap_or_else(|| state.root().to_string_lossy().into_owned());
-    let result = match baselines::start(&changes, &request, &dir).await {
-        Ok(started) => started,
-        Err(error) => {
-            tracing::warn!("no baseline of {dir}: {error}");
-            json!({ "ok": false, "error": error })
-        }
-    };
-    answer(
-        &state,
-        LuaCall::ChangesDone {
-            id: request.id,
-            result,
-        },
-    )
-    .await;
+    let result = baselines::start(&changes, &request, &dir).await;
+    if let Err(error) = &result {
+        tracing::warn!("no baseline of {dir}: {error}");
+    }
+    done(&state, request.id, result).await;
 }
 
 /// Seam event `changes_review`: reviews what changed since the baseline,
 /// one review at a time.
 pub async fn review(state: Arc<State>, changes: Arc<Changes>, request: ChangesReview) {
     if changes.reviewing.swap(true, Ordering::SeqCst) {
-        let result = json!({
+        let open = json!({
             "ok": false,
             "open": true,
             "error": "a review of the changes is open already: :PiIde diff shows it",
         });
-        answer(
-            &state,
-            LuaCall::ChangesDone {
-                id: request.id,
-                result,
-            },
-        )
-        .await;
+        done(&state, request.id, Ok(open)).await;
         return;
     }
     let result = review::run(&state, &changes, &request).await;
     changes.reviewing.store(false, Ordering::SeqCst);
+    done(&state, request.id, result).await;
+}
+
+/// Tells Lua what became of request `id`.
+async fn done(state: &State, id: u64, result: Result<Json, String>) {
     let result = result.unwrap_or_else(|error| json!({ "ok": false, "error": error }));
-    answer(
-        &state,
-        LuaCall::ChangesDone {
-            id: request.id,
-            result,
-        },
-    )
-    .await;
+    answer(state, LuaCall::ChangesDone { id, result }).await;
 }
 
 /// Tells Lua; a Neovim that cannot hear it is logged.

@@ -192,6 +192,7 @@ fn parse_raw(out: &[u8]) -> Vec<Difference> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pi_ide_test_support::git as person;
 
     #[test]
     fn raw_listings_parse_into_paths_and_blobs() {
@@ -214,19 +215,6 @@ mod tests {
         assert!(list[1].before.is_none() && list[1].after.as_ref().unwrap().is_executable());
         assert!(list[2].after.is_none() && list[2].before.as_ref().unwrap().is_file());
         assert!(parse_raw(b"").is_empty());
-    }
-
-    /// `git args` in `dir` (the person's own repository), checked.
-    fn person(dir: &std::path::Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-        String::from_utf8(out.stdout).unwrap()
     }
 
     #[tokio::test]

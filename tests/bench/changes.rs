@@ -7,10 +7,9 @@
 //! each ran. Outside git the same, on a second tree without a repository.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
-use crate::common::{Session, eventually, fresh_dir};
+use crate::common::{Session, eventually, fresh_dir, git};
 use crate::editor::STALL_PROBE;
 use crate::{median, report};
 
@@ -36,17 +35,6 @@ fn write_tree(dir: &Path) {
             }
         }
     }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=b", "-c", "user.email=b@b"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(status.status.success(), "git {args:?}: {status:?}");
 }
 
 /// Rewrites `n` files spread over the tree (round `round` makes each

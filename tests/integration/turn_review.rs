@@ -5,27 +5,13 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::common::{Scratch, Session, eventually, fresh_dir, scratch_dir};
+use crate::common::{Scratch, Session, eventually, fresh_dir, git, scratch_dir};
 
 const CHANGED: &str =
     "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\n";
-
-/// `git args` in `dir`, as the person runs it; its output.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// A stand-in agent whose shell, once `go` appears in `control`, edits
 /// three files of the project it runs in: one new, one deleted, one

@@ -40,13 +40,7 @@ function M.right(spec, dirty)
   end
   local count = edit.count > 1 and (" (file %d of %d)"):format(edit.index, edit.count) or ""
   local about = { vim.fn.fnamemodify(spec.path, ":~:."), ("changes since %s%s"):format(since(spec), count) }
-  local bar = util.escape_statusline(table.concat(decide, " · "))
-    .. " · %<"
-    .. util.escape_statusline(table.concat(about, " · "))
-  if dirty then
-    bar = "%#WarningMsg#⚠ your unsaved edits stay in their buffer%* · " .. bar
-  end
-  return bar
+  return keys.winbar(decide, about, dirty and "your unsaved edits stay in their buffer" or nil)
 end
 
 return M

@@ -77,14 +77,7 @@ local function proposal_winbar(spec, dirty)
   else
     about[#about + 1] = ("%s: %s"):format(spec.client, spec.tab_name)
   end
-  -- In a narrow window the keys stay; the rest is cut (`%<`).
-  local bar = util.escape_statusline(table.concat(decide, " · "))
-    .. " · %<"
-    .. util.escape_statusline(table.concat(about, " · "))
-  if dirty then
-    bar = "%#WarningMsg#⚠ your unsaved edits not shown%* · " .. bar
-  end
-  return bar
+  return keys.winbar(decide, about, dirty and "your unsaved edits not shown" or nil)
 end
 
 local function original_winbar(spec, large)
