@@ -221,7 +221,7 @@ M.EVENTS = {
   "tools_changed", -- tools: every MCP tool the config registered {name, description, input_schema}
   "propose_edit", -- {id, title?, files = {{path, text}}}: a config's tool proposes an edit
   "changes_start", -- {id, store, root?, keep?}: take a baseline of the project's files
-  "changes_review", -- {id, store}: review what changed since the baseline
+  "changes_review", -- {id, store, root?}: review what changed since the baseline
 }
 
 local known = {}

@@ -32,7 +32,10 @@ pub async fn run(
     changes: &Changes,
     request: &ChangesReview,
 ) -> Result<Json, String> {
-    let dir = state.root().to_string_lossy().into_owned();
+    let dir = request
+        .root
+        .clone()
+        .unwrap_or_else(|| state.root().to_string_lossy().into_owned());
     let (project, baseline, files, more) = {
         let _one_at_a_time = changes.busy.lock().await;
         let project = Project::open(Path::new(&request.store), &dir).await?;

@@ -253,7 +253,8 @@ end
 -- Starts agent `spec` with `args`; the host is running if it must be.
 local function launch(spec, args, focus)
   watch_once()
-  if config.values.agent.baseline then
+  -- (Without a host, which was told already, there is none to take it.)
+  if config.values.agent.baseline and require("pi-ide.host").channel() then
     -- Before the agent can write anything; a baseline with changes not
     -- reviewed yet (another agent's) stays.
     require("pi-ide.changes").start({ keep = true, quiet = true })

@@ -114,6 +114,7 @@ end
 -- listed, files = {{path, relative, fate, why?}}}`, fate one of kept,
 -- written, reverted, restored, removed, later, failed.
 ---@class pi-ide.ChangesReviewOpts
+---@field root? string The project's directory (default: the project root pi-ide follows).
 ---@field on_listed? fun(listing: table)
 ---@field on_done? fun(result: table)
 
@@ -134,8 +135,10 @@ function M.review(opts)
     require("pi-ide.diff").show(open[1].tab_name)
     return true
   end
+  vim.validate("opts.root", opts.root, "string", true)
   local report = require("pi-ide.changes.report")
-  local ok, why = send("changes_review", {}, {
+  local payload = { root = opts.root and vim.fs.normalize(opts.root) or nil }
+  local ok, why = send("changes_review", payload, {
     kind = "review",
     on_listed = function(listing)
       report.listed(listing)

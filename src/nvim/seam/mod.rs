@@ -68,7 +68,7 @@
 //! | `tools_changed`       | tools                 | every MCP tool the config registered `[{name, description, input_schema}]` |
 //! | `propose_edit`        | edit                  | a registered tool proposes `{id, title?, files = [{path, text}]}`; answered by `edit_decided` |
 //! | `changes_start`       | request               | take a baseline of the project `{id, store, root?, keep?}`; answered by `changes_done` |
-//! | `changes_review`      | request               | review what changed since the baseline `{id, store}`; answered by `changes_listed`, then `changes_done` |
+//! | `changes_review`      | request               | review what changed since the baseline `{id, store, root?}`; answered by `changes_listed`, then `changes_done` |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with

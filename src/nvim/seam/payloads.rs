@@ -434,6 +434,9 @@ pub struct ChangesReview {
     /// Answered by `changes_listed`, then `changes_done`, with this id.
     pub id: u64,
     pub store: String,
+    /// The project's directory; none: the root the host follows.
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 /// Files a Lua tool proposes to change, through the person's approval.
