@@ -115,9 +115,19 @@ pub async fn review(state: Arc<State>, changes: Arc<Changes>, request: ChangesRe
         done(&state, request.id, Ok(open)).await;
         return;
     }
+    let reviewing = Reviewing(&changes.reviewing);
     let result = review::run(&state, &changes, &request).await;
-    changes.reviewing.store(false, Ordering::SeqCst);
+    drop(reviewing);
     done(&state, request.id, result).await;
+}
+
+/// Marks the review closed when it ends, however it ends.
+struct Reviewing<'a>(&'a AtomicBool);
+
+impl Drop for Reviewing<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
 }
 
 /// Tells Lua what became of request `id`.
