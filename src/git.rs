@@ -2,11 +2,12 @@
 //! Neovim's thread, never through a shell, each run bounded in time and in
 //! what it may print, and killed when its future is dropped.
 
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
 /// A git that takes longer (a lock, a huge repository, a slow network
@@ -34,9 +35,45 @@ impl Output {
     }
 }
 
+/// How one run differs from the plain one: its environment, its bound in
+/// time, what it reads on stdin.
+pub struct Options {
+    /// Set for this run only (a private index or object store, say).
+    pub env: Vec<(&'static str, OsString)>,
+    /// Killed past this.
+    pub timeout: Duration,
+    /// Written to git's stdin, which is then closed; none: stdin is empty.
+    pub input: Option<Vec<u8>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            env: Vec::new(),
+            timeout: TIMEOUT,
+            input: None,
+        }
+    }
+}
+
 /// `git -C dir args…`, reading at most `max_bytes` of its output; an error
 /// says why git could not run or finish.
 pub async fn run(dir: &Path, args: &[&str], max_bytes: usize) -> Result<Output, String> {
+    run_with(dir, args, max_bytes, Options::default()).await
+}
+
+/// [`run`], with `options`.
+pub async fn run_with(
+    dir: &Path,
+    args: &[&str],
+    max_bytes: usize,
+    options: Options,
+) -> Result<Output, String> {
+    let Options {
+        env,
+        timeout,
+        input,
+    } = options;
     let mut child = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -44,7 +81,11 @@ pub async fn run(dir: &Path, args: &[&str], max_bytes: usize) -> Result<Output, 
         // Never a pager, a prompt or a colour code.
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_PAGER", "cat")
-        .stdin(Stdio::null())
+        .envs(env)
+        .stdin(match input {
+            Some(_) => Stdio::piped(),
+            None => Stdio::null(),
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
@@ -53,7 +94,15 @@ pub async fn run(dir: &Path, args: &[&str], max_bytes: usize) -> Result<Output, 
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         return Err("git's output is not readable".into());
     };
+    let stdin = child.stdin.take();
     let work = async {
+        // Fed beside the reads, so neither side waits on a full pipe; a git
+        // that stops reading early only ends the write.
+        let feed = async {
+            if let (Some(mut stdin), Some(input)) = (stdin, input) {
+                let _ = stdin.write_all(&input).await;
+            }
+        };
         let mut out = Vec::new();
         let read_out = async {
             let read = stdout
@@ -67,7 +116,7 @@ pub async fn run(dir: &Path, args: &[&str], max_bytes: usize) -> Result<Output, 
             }
             read
         };
-        let (read, errors) = tokio::join!(read_out, head_of(stderr));
+        let (read, errors, ()) = tokio::join!(read_out, head_of(stderr), feed);
         read.map_err(|e| format!("cannot read git's output: {e}"))?;
         let cut = out.len() > max_bytes;
         out.truncate(max_bytes);
@@ -82,15 +131,30 @@ pub async fn run(dir: &Path, args: &[&str], max_bytes: usize) -> Result<Output, 
             stderr: String::from_utf8_lossy(&errors).trim().to_owned(),
         })
     };
-    match tokio::time::timeout(TIMEOUT, work).await {
+    match tokio::time::timeout(timeout, work).await {
         Ok(output) => output,
         // The child is dropped with the future, and so killed.
         Err(_) => Err(format!(
             "git {} took more than {} s and was stopped",
-            args.first().copied().unwrap_or_default(),
-            TIMEOUT.as_secs()
+            command_of(args),
+            timeout.as_secs()
         )),
     }
+}
+
+/// The git command `args` run (`add` in `-c x=y add -A`), for messages.
+fn command_of<'a>(args: &[&'a str]) -> &'a str {
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match *arg {
+            "-c" => {
+                args.next();
+            }
+            flag if flag.starts_with('-') => {}
+            command => return command,
+        }
+    }
+    ""
 }
 
 /// The first [`STDERR_KEPT`] bytes of `stream`, read to its end.

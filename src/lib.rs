@@ -39,6 +39,8 @@
 //! * [`project`]     – what the project tools share: the project a call is
 //!   about, its files, problems, language servers, git and edits.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
+//! * [`changes`]     – the review of what changed since a baseline, whoever
+//!   changed it: `:PiIde changes`, kept or reverted hunk by hunk.
 //! * [`context_review`] – the context/review protocol pi's `ide` extension
 //!   speaks over [`socket`]: `hello`, `context`, review requests and
 //!   `reviewResult`.
@@ -59,6 +61,8 @@
 //! * [`selection`]   – positions → `selection_changed` params.
 //! * [`uri`]         – `file://` URIs ↔ paths.
 //! * [`git`]         – git run without a shell, bounded in time and output.
+//! * [`snapshot`]    – the project's files as git trees in a private store,
+//!   never the person's repository: baselines and what changed since.
 //! * [`jsonrpc`]     – JSON-RPC 2.0 classification and reply builders.
 //! * [`client`]      – client ids, protocols, and each agent's profile
 //!   (`client/<agent>.rs`: one file and one line per agent).
@@ -69,6 +73,7 @@
 //! * [`task`]        – spawning tasks with their futures boxed.
 
 mod auth;
+mod changes;
 pub mod cli;
 mod client;
 pub mod config;
@@ -105,6 +110,7 @@ mod scratch {
     pub use pi_ide_test_support::Scratch;
 }
 mod selection;
+mod snapshot;
 mod socket;
 mod state;
 mod suggest;

@@ -73,6 +73,11 @@ local function describe(status)
     lines[#lines + 1] = ("mention %s waits for Claude Code"):format(mention)
   end
   agent_lines(lines)
+  local changes = package.loaded["pi-ide.changes"]
+  local since = changes and changes.status().since
+  if since then
+    lines[#lines + 1] = ("changes followed since %s (:PiIde changes)"):format(os.date("%H:%M", since))
+  end
   local review = package.loaded["pi-ide.review"]
   if review and review.status() then
     lines[#lines + 1] = review.describe()
@@ -234,6 +239,18 @@ local subcommands = {
       )
     end
   end,
+  -- `:PiIde changes`: review what changed since the baseline; `changes
+  -- start`: take a new baseline.
+  changes = function(args)
+    local changes = require("pi-ide.changes")
+    if args[1] == nil then
+      changes.review()
+    elseif args[1] == "start" then
+      changes.start()
+    else
+      util.notify(("unknown changes action %q; try start"):format(args[1]), vim.log.levels.ERROR)
+    end
+  end,
   -- `:[range]PiIde ask [text]`: into the agent's input, lines as a mention.
   ask = function(_, command)
     local text = command and command.args and command.args:gsub("^%s*ask%s?", "") or ""
@@ -299,6 +316,8 @@ function M.complete(arglead, cmdline)
     candidates = review_actions
   elseif words[2] == "mcp" then
     candidates = { "copy" }
+  elseif words[2] == "changes" then
+    candidates = { "start" }
   elseif words[2] == "accept" or words[2] == "reject" or words[2] == "diff" then
     if words[2] ~= "diff" then
       candidates[1] = "all"

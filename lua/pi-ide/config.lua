@@ -96,6 +96,7 @@
 ---@field qwen? pi-ide.Config.AgentCommand
 ---@field pi? pi-ide.Config.AgentPi
 ---@field agents? table<string, pi-ide.Config.OwnAgent> More agents.
+---@field baseline? boolean Take a baseline of the project as an agent starts, for `:PiIde changes` (default true).
 ---@field position? "right"|"left"|"bottom"|"top"|"float"|"tmux" Where its terminal opens (default "right").
 ---@field size? number Fraction of the editor (up to 1), or columns / lines (default 0.4).
 ---@field focus_after_diff? boolean Go back to the agent after deciding its diff (default true).
@@ -245,6 +246,9 @@ M.defaults = {
     size = 0.4,
     -- After you decide a diff an agent terminal proposed, go back to it.
     focus_after_diff = true,
+    -- Take a baseline of the project's files as an agent starts: `:PiIde
+    -- changes` then shows every file changed since, whoever changed it.
+    baseline = true,
   },
 }
 

@@ -400,6 +400,20 @@ local function check_agents()
   if running then
     vim.health.info(("running: %s (pid %d)"):format(running.name, running.pid))
   end
+  -- The review of changes snapshots the project with git, in or out of a
+  -- repository.
+  local git = vim.fn.exepath("git")
+  local when = require("pi-ide.config").values.agent.baseline and "as an agent starts and on"
+    or "on (agent.baseline = false)"
+  if git ~= "" then
+    vim.health.ok(
+      ("review of changes (:PiIde changes): git %s; baselines taken %s :PiIde changes start"):format(git, when)
+    )
+  else
+    vim.health.warn("review of changes (:PiIde changes): `git` is not executable, so no baseline can be taken", {
+      "install git (it is used outside repositories too)",
+    })
+  end
 end
 
 function M.check()

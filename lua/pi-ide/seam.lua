@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 18
+M.VERSION = 19
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -168,6 +168,15 @@ M.calls = {
   edit_decided = function(id, result)
     require("pi-ide.mcp").decided(id, result)
   end,
+  -- `:PiIde changes` `id`: the files changed since the baseline, before
+  -- their diffs open ({since, root, files = {{path, relative, change, note?}}, more}).
+  changes_listed = function(id, listing)
+    require("pi-ide.changes").listed(id, listing)
+  end,
+  -- What became of changes_start or changes_review `id`.
+  changes_done = function(id, result)
+    require("pi-ide.changes").done(id, result)
+  end,
   -- MCP get_run_configurations: answered later as `tool_answer` `id`.
   run_configurations = function(id)
     require("pi-ide.mcp.run").configurations(id)
@@ -211,6 +220,8 @@ M.EVENTS = {
   "tool_answer", -- {id, result?, error?}: the answer to user_tool, run_configurations or run_command `id`
   "tools_changed", -- tools: every MCP tool the config registered {name, description, input_schema}
   "propose_edit", -- {id, title?, files = {{path, text}}}: a config's tool proposes an edit
+  "changes_start", -- {id, store, root?, keep?}: take a baseline of the project's files
+  "changes_review", -- {id, store, root?}: review what changed since the baseline
 }
 
 local known = {}

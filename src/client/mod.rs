@@ -24,6 +24,9 @@ pub enum Requester {
     /// their own, so nothing "disconnects": its diffs end when the person
     /// decides, the call is cancelled or Neovim closes.
     Mcp,
+    /// The review of what changed since a baseline (`:PiIde changes`):
+    /// the person asked for it, no agent waits on it.
+    Changes,
 }
 
 impl From<ClientId> for Requester {

@@ -59,12 +59,54 @@ pub fn write(
     let (dirs, name) = split(relative)?;
     let dir = open_dirs(root, &dirs, expected.is_none())?;
     let Some(expected) = expected else {
-        return match whole::create(&dir, &name, contents)? {
+        return match whole::create(&dir, &name, contents, 0o666)? {
             true => Ok(()),
             false => Err(WriteError::Changed),
         };
     };
-    let fd = match open_at(&dir, &name, libc::O_RDWR | NO_FOLLOW, 0) {
+    let (mut file, found) = holding(&dir, &name, expected, libc::O_RDWR)?;
+    whole::replace(&dir, &name, &mut file, &found, contents)?;
+    Ok(())
+}
+
+/// Creates `relative` below `root` with `contents`, executable when asked
+/// (as the umask allows), only where nothing has that name.
+pub fn create(
+    root: &Path,
+    relative: &Path,
+    contents: &[u8],
+    executable: bool,
+) -> Result<(), WriteError> {
+    let (dirs, name) = split(relative)?;
+    let dir = open_dirs(root, &dirs, true)?;
+    let mode = if executable { 0o777 } else { 0o666 };
+    match whole::create(&dir, &name, contents, mode)? {
+        true => Ok(()),
+        false => Err(WriteError::Changed),
+    }
+}
+
+/// Removes the file `relative` below `root` if it holds `expected`.
+pub fn remove(root: &Path, relative: &Path, expected: &[u8]) -> Result<(), WriteError> {
+    let (dirs, name) = split(relative)?;
+    let dir = match open_dirs(root, &dirs, false) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Err(WriteError::Changed),
+        other => other?,
+    };
+    holding(&dir, &name, expected, libc::O_RDONLY)?;
+    whole::remove(&dir, &name)?;
+    Ok(())
+}
+
+/// `name` in `dir`, opened with `flags` (never through a link), and its
+/// bytes, if it is a file holding `expected`.
+fn holding(
+    dir: &OwnedFd,
+    name: &CStr,
+    expected: &[u8],
+    flags: libc::c_int,
+) -> Result<(File, Vec<u8>), WriteError> {
+    let fd = match open_at(dir, name, flags | NO_FOLLOW, 0) {
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Err(WriteError::Changed),
         other => other?,
     };
@@ -75,8 +117,7 @@ pub fn write(
     if found != expected {
         return Err(WriteError::Changed);
     }
-    whole::replace(&dir, &name, &mut file, &found, contents)?;
-    Ok(())
+    Ok((file, found))
 }
 
 /// Never a link; never waiting on a FIFO someone put there.
@@ -270,6 +311,32 @@ mod tests {
         write(&root, Path::new("src/a.rs"), b"new\n", Some(b"old\n")).unwrap();
         assert_eq!(std::fs::read(root.join("src/also.rs")).unwrap(), b"new\n");
         assert_eq!(left_beside(&root.join("src")), Vec::<String>::new());
+    }
+
+    #[test]
+    fn files_are_removed_and_created_only_as_expected() {
+        let (_scratch, root, outside) = setup();
+        std::fs::write(root.join("src/a.rs"), "agent\n").unwrap();
+        let stale = remove(&root, Path::new("src/a.rs"), b"other\n");
+        assert!(matches!(stale, Err(WriteError::Changed)), "{stale:?}");
+        remove(&root, Path::new("src/a.rs"), b"agent\n").unwrap();
+        assert!(!root.join("src/a.rs").exists());
+        let gone = remove(&root, Path::new("no/such.rs"), b"");
+        assert!(matches!(gone, Err(WriteError::Changed)), "{gone:?}");
+        std::fs::write(outside.join("t"), "x").unwrap();
+        symlink(outside.join("t"), root.join("link")).unwrap();
+        assert!(remove(&root, Path::new("link"), b"x").is_err());
+        assert!(outside.join("t").exists() && root.join("link").exists());
+
+        create(&root, Path::new("bin/run.sh"), b"#!/bin/sh\n", true).unwrap();
+        let mode = std::fs::metadata(root.join("bin/run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o100, 0o100, "executable again");
+        let twice = create(&root, Path::new("bin/run.sh"), b"", false);
+        assert!(matches!(twice, Err(WriteError::Changed)), "{twice:?}");
+        assert_eq!(left_beside(&root.join("bin")), Vec::<String>::new());
     }
 
     #[test]

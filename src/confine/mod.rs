@@ -131,6 +131,27 @@ impl Confined {
         .await
         .map_err(|e| beneath::WriteError::Io(io::Error::other(e)))?
     }
+
+    /// Creates the file (and its directories) with `contents` where none
+    /// exists, executable when asked, never through a link.
+    pub async fn create(
+        &self,
+        contents: Vec<u8>,
+        executable: bool,
+    ) -> Result<(), beneath::WriteError> {
+        let (root, below) = (self.root.clone(), self.below().to_path_buf());
+        crate::task::spawn_blocking(move || beneath::create(&root, &below, &contents, executable))
+            .await
+            .map_err(|e| beneath::WriteError::Io(io::Error::other(e)))?
+    }
+
+    /// Removes the file if it holds `expected`, never through a link.
+    pub async fn remove(&self, expected: Vec<u8>) -> Result<(), beneath::WriteError> {
+        let (root, below) = (self.root.clone(), self.below().to_path_buf());
+        crate::task::spawn_blocking(move || beneath::remove(&root, &below, &expected))
+            .await
+            .map_err(|e| beneath::WriteError::Io(io::Error::other(e)))?
+    }
 }
 
 #[cfg(test)]

@@ -52,9 +52,15 @@ pub(super) fn replace(
     sync_dir(dir)
 }
 
-/// Creates `name` in `dir` with `contents`; `Ok(false)` if it exists.
-pub(super) fn create(dir: &OwnedFd, name: &CStr, contents: &[u8]) -> io::Result<bool> {
-    let temp = Beside::write(dir, name, "new", contents, 0o666)?;
+/// Creates `name` in `dir` with `contents` and `mode` (less the umask);
+/// `Ok(false)` if it exists.
+pub(super) fn create(
+    dir: &OwnedFd,
+    name: &CStr,
+    contents: &[u8],
+    mode: libc::c_uint,
+) -> io::Result<bool> {
+    let temp = Beside::write(dir, name, "new", contents, mode)?;
     if !temp.link_as(name)? {
         return Ok(false);
     }
@@ -137,6 +143,16 @@ impl Drop for Beside<'_> {
             unsafe { libc::unlinkat(self.dir.as_raw_fd(), self.name.as_ptr(), 0) };
         }
     }
+}
+
+/// Removes `name` from `dir` (a file, never a link followed), then makes
+/// that last.
+pub(super) fn remove(dir: &OwnedFd, name: &CStr) -> io::Result<()> {
+    // SAFETY: a NUL-terminated name in an open directory.
+    if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    sync_dir(dir)
 }
 
 fn sync_dir(dir: &OwnedFd) -> io::Result<()> {

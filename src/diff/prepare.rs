@@ -157,6 +157,19 @@ pub struct EditInfo {
     /// to its agent terminal once the person decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requester_pid: Option<u32>,
+    /// A file of the review of what changed since a baseline: the left
+    /// side is the baseline, the right side the file as it is now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn: Option<TurnFile>,
+}
+
+/// How a file of the review of changes differs from its baseline.
+#[derive(Debug, Clone, Serialize)]
+pub struct TurnFile {
+    /// `new`, `deleted` or `modified`.
+    pub change: &'static str,
+    /// When the baseline was taken, in seconds since the epoch.
+    pub since: u64,
 }
 
 /// Reads the file on disk (off the UI thread) and checks both sides are text.

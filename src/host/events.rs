@@ -9,6 +9,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use super::announce::Announcements;
+use crate::changes::{self, Changes};
 use crate::client::ClientKind;
 use crate::context_review;
 use crate::diagnostics::Mirror;
@@ -54,6 +55,8 @@ pub struct Wiring<'a> {
     pub state: &'a Arc<State>,
     pub announced: &'a mut Announcements,
     pub files: &'a FileWatch,
+    /// Baselines of the project and the review of what changed since.
+    pub changes: &'a Arc<Changes>,
 }
 
 /// Whether the host goes on after an event.
@@ -118,6 +121,14 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
                 "at-mention of {} sent to {sent} client(s)",
                 mention.file_path
             );
+        }
+        EditorEvent::ChangesStart(request) => {
+            let changes = wiring.changes.clone();
+            crate::task::spawn(changes::start(state.clone(), changes, request));
+        }
+        EditorEvent::ChangesReview(request) => {
+            let changes = wiring.changes.clone();
+            crate::task::spawn(changes::review(state.clone(), changes, request));
         }
         EditorEvent::ListModels => {
             crate::task::spawn(suggest::list_models(state.clone()));

@@ -19,6 +19,7 @@ use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use crate::changes::Changes;
 use crate::config::Config;
 use crate::diagnostics::Mirror;
 use crate::diff::pending::DiffOutcome;
@@ -60,10 +61,12 @@ pub async fn run(config: Config) -> io::Result<()> {
     let editor = state.editor().clone();
     let files = FileWatch::new(move |changes| editor.push(LuaCall::FilesChanged(changes)));
     state.editor().push(LuaCall::Started(started));
+    let changes = Arc::new(Changes::default());
     let mut wiring = Wiring {
         state: &state,
         announced: &mut announced,
         files: &files,
+        changes: &changes,
     };
     let broken = until_stopped(io_loop, events, &mut wiring).await?;
     shut_down(&state, &announced, listeners).await;

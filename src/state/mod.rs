@@ -337,7 +337,7 @@ impl State {
             client: self.owner(requester),
             client_id: match requester {
                 Requester::Client(client) => Some(client.0),
-                Requester::Mcp => None,
+                Requester::Mcp | Requester::Changes => None,
             },
             sides,
             edit: target.edit,
@@ -371,6 +371,7 @@ impl State {
     fn owner(&self, requester: Requester) -> &'static str {
         match requester {
             Requester::Mcp => "mcp",
+            Requester::Changes => "changes",
             Requester::Client(client) => self
                 .clients
                 .entry(client)

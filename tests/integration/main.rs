@@ -61,4 +61,5 @@ mod seam;
 mod secrets;
 mod selection;
 mod suggest;
+mod turn_review;
 mod view_choice;

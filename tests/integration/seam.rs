@@ -121,6 +121,8 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["user_tool", {"id": 7, "name": "not_registered", "arguments": {}}]),
         json!(["edit_decided", 8, {"ok": true, "text": "applied"}]),
         json!(["run_configurations", 9]),
+        json!(["changes_listed", 99, {"since": 0, "root": "/w", "files": [], "more": false}]),
+        json!(["changes_done", 99, {"ok": true, "since": 0, "files": []}]),
         json!(["run_command", {"id": 10, "name": "no such configuration", "cwd": "/w", "timeout_ms": 100, "max_lines": 5}]),
         json!(["client", "disconnected", {"id": 1, "kind": "pi", "name": "pi"}]),
     ];

@@ -253,6 +253,12 @@ end
 -- Starts agent `spec` with `args`; the host is running if it must be.
 local function launch(spec, args, focus)
   watch_once()
+  -- (Without a host, which was told already, there is none to take it.)
+  if config.values.agent.baseline and require("pi-ide.host").channel() then
+    -- Before the agent can write anything; a baseline with changes not
+    -- reviewed yet (another agent's) stays.
+    require("pi-ide.changes").start({ keep = true, quiet = true })
+  end
   local status = require("pi-ide.host").status()
   next_id = next_id + 1
   local agent = { id = next_id, name = spec.name, label = label_for(spec.name), kind = spec.kind }

@@ -131,6 +131,10 @@ function M.open(spec)
   }
   diffs[spec.id] = entry
   local focus = require("pi-ide.diff.focus").take()
+  if spec.edit and spec.edit.turn and spec.edit.index > 1 then
+    -- A review of changes opens on its first file; the rest wait in tabs.
+    focus = false
+  end
   local function ready()
     util.emit("PiIdeDiffOpened", { tab_name = entry.tab_name, path = entry.path, client = entry.client })
   end
@@ -149,7 +153,8 @@ function M.open(spec)
     teardown(entry)
     error(err, 0)
   end
-  if not focus then
+  -- The review of changes listed its files already.
+  if not focus and not (spec.edit and spec.edit.turn) then
     util.notify_when_seen(
       ("%s proposes changes to %s: :PiIde diff to review"):format(spec.client, vim.fn.fnamemodify(spec.path, ":~:.")),
       nil,

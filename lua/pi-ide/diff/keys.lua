@@ -21,6 +21,19 @@ function M.configured()
   return util.keys_on(config.values.diff.keymaps, plugs)
 end
 
+--- A winbar of what decides (`decide`, kept in a narrow window) then
+--- what it is about (`about`, cut first), each a list of words; with
+--- `warning` first, highlighted.
+function M.winbar(decide, about, warning)
+  local bar = util.escape_statusline(table.concat(decide, " · "))
+    .. " · %<"
+    .. util.escape_statusline(table.concat(about, " · "))
+  if warning then
+    bar = "%#WarningMsg#⚠ " .. util.escape_statusline(warning) .. "%* · " .. bar
+  end
+  return bar
+end
+
 --- Maps the keys in both of the diff's buffers.
 function M.map(entry)
   for name, lhs in pairs(M.configured()) do

@@ -77,14 +77,7 @@ local function proposal_winbar(spec, dirty)
   else
     about[#about + 1] = ("%s: %s"):format(spec.client, spec.tab_name)
   end
-  -- In a narrow window the keys stay; the rest is cut (`%<`).
-  local bar = util.escape_statusline(table.concat(decide, " · "))
-    .. " · %<"
-    .. util.escape_statusline(table.concat(about, " · "))
-  if dirty then
-    bar = "%#WarningMsg#⚠ your unsaved edits not shown%* · " .. bar
-  end
-  return bar
+  return keys.winbar(decide, about, dirty and "your unsaved edits not shown" or nil)
 end
 
 local function original_winbar(spec, large)
@@ -247,17 +240,27 @@ function M.open(spec, entry, focus, ready)
   local function side(text)
     return spec.parts and { lines = {}, eol = text.eol, crlf = text.crlf } or text
   end
-  local source = spec.edit and spec.edit.from_buffer and "your buffer" or "on disk"
+  -- A file of the review of changes: its baseline and the file now.
+  local turn = spec.edit and spec.edit.turn
+  local source = turn and "before" or spec.edit and spec.edit.from_buffer and "your buffer" or "on disk"
   entry.original_buf = make_buffer(buffer_name(spec, source), side(spec.original), filetype, spec.tab_name)
   -- Not 'readonly': `:w` there accepts too.
   vim.bo[entry.original_buf].modifiable = false
-  entry.proposed_buf = make_buffer(buffer_name(spec, "proposed"), side(spec.proposed), filetype, spec.tab_name)
+  local proposed = turn and "now" or "proposed"
+  entry.proposed_buf = make_buffer(buffer_name(spec, proposed), side(spec.proposed), filetype, spec.tab_name)
   entry.group = vim.api.nvim_create_augroup("PiIdeDiff" .. spec.id, { clear = true })
 
   local from_buffer = spec.edit and spec.edit.from_buffer
   local dirty_buf = not from_buffer and util.file_buffer(spec.original_path)
-  entry.original_bar = original_winbar(spec, entry.host_hunks ~= nil)
-  entry.proposal_bar = proposal_winbar(spec, dirty_buf and vim.bo[dirty_buf].modified)
+  local dirty = dirty_buf and vim.bo[dirty_buf].modified
+  if turn then
+    local bars = require("pi-ide.changes.winbar")
+    entry.original_bar = bars.left(spec, entry.host_hunks ~= nil)
+    entry.proposal_bar = bars.right(spec, dirty)
+  else
+    entry.original_bar = original_winbar(spec, entry.host_hunks ~= nil)
+    entry.proposal_bar = proposal_winbar(spec, dirty)
+  end
   local left, right = build_tab(entry, focus)
   vim.wo[left].winbar = entry.original_bar
   vim.wo[right].winbar = entry.proposal_bar
@@ -265,8 +268,9 @@ function M.open(spec, entry, focus, ready)
   require("pi-ide.diff.hunk_actions").map_undo(entry)
   load(spec, entry, function()
     compare(entry, left, right, false)
-    -- The left side of an edit of a loaded file is its buffer, not the disk.
-    if not from_buffer then
+    -- The left side of an edit of a loaded file is its buffer, not the
+    -- disk; of the review of changes, the baseline.
+    if not from_buffer and not turn then
       entry.stop_watching = require("pi-ide.follow.paths").watch(spec.original_path, function()
         show_disk_change(entry, spec)
       end)

@@ -104,6 +104,16 @@ pub enum LuaCall {
     },
     /// Run something once the person agrees; answered by `tool_answer`.
     RunCommand(RunRequest),
+    /// The files review `id` of the changes shows.
+    ChangesListed {
+        id: u64,
+        listing: Json,
+    },
+    /// What became of changes request `id` (a baseline, a review).
+    ChangesDone {
+        id: u64,
+        result: Json,
+    },
 }
 
 impl LuaCall {
@@ -140,6 +150,8 @@ impl LuaCall {
         "files_changed",
         "user_tool",
         "edit_decided",
+        "changes_listed",
+        "changes_done",
         "run_configurations",
         "run_command",
         "diff_text",
@@ -178,6 +190,8 @@ impl LuaCall {
             LuaCall::FilesChanged(_) => "files_changed",
             LuaCall::UserTool(_) => "user_tool",
             LuaCall::EditDecided { .. } => "edit_decided",
+            LuaCall::ChangesListed { .. } => "changes_listed",
+            LuaCall::ChangesDone { .. } => "changes_done",
             LuaCall::RunConfigurations { .. } => "run_configurations",
             LuaCall::RunCommand(_) => "run_command",
             LuaCall::DiffText { .. } => "diff_text",
@@ -244,7 +258,10 @@ impl LuaCall {
                 vec![Value::from(message)]
             }
             LuaCall::UserTool(call) => vec![msgpack(&call)?],
-            LuaCall::EditDecided { id, result } => vec![Value::from(id), from_json(&result)],
+            LuaCall::EditDecided { id, result } | LuaCall::ChangesDone { id, result } => {
+                vec![Value::from(id), from_json(&result)]
+            }
+            LuaCall::ChangesListed { id, listing } => vec![Value::from(id), from_json(&listing)],
             LuaCall::RunConfigurations { id } | LuaCall::DiffText { id } => vec![Value::from(id)],
             LuaCall::RunCommand(request) => vec![msgpack(&request)?],
             LuaCall::FilesChanged(changes) => {
@@ -435,6 +452,14 @@ mod tests {
             },
             LuaCall::Refused {
                 message: "no".into(),
+            },
+            LuaCall::ChangesListed {
+                id: 1,
+                listing: serde_json::json!({"files": []}),
+            },
+            LuaCall::ChangesDone {
+                id: 1,
+                result: serde_json::json!({"ok": true}),
             },
         ];
         for call in calls {

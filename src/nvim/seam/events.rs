@@ -90,6 +90,10 @@ pub enum EditorEvent {
     WatchFiles(Vec<String>),
     /// Neovim wrote this file itself.
     FileWritten(String),
+    /// Take a baseline of the project's files.
+    ChangesStart(ChangesStart),
+    /// Review what changed since the baseline.
+    ChangesReview(ChangesReview),
 }
 
 impl EditorEvent {
@@ -116,6 +120,8 @@ impl EditorEvent {
         "tool_answer",
         "tools_changed",
         "propose_edit",
+        "changes_start",
+        "changes_review",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -149,6 +155,8 @@ impl EditorEvent {
             "tool_answer" => typed(payload()?).map(EditorEvent::ToolAnswer),
             "tools_changed" => typed(list(payload()?)).map(EditorEvent::ToolsChanged),
             "propose_edit" => typed(payload()?).map(EditorEvent::ProposeEdit),
+            "changes_start" => typed(payload()?).map(EditorEvent::ChangesStart),
+            "changes_review" => typed(payload()?).map(EditorEvent::ChangesReview),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
             "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
             "list_models" => Some(EditorEvent::ListModels),

@@ -40,6 +40,8 @@
 //! | `edit_decided`| id, result              | MCP: what became of `propose_edit` `id`: `{ok, text, structured?}` |
 //! | `run_configurations` | id               | MCP `get_run_configurations`: answered later by `tool_answer` with `{configurations = [{name, kind, command?, description}]}` |
 //! | `run_command` | request                 | MCP: ask the person, then run configuration `name` or shell `command` in a terminal window `{id, name?, command?, cwd, timeout_ms, max_lines}`; answered later by `tool_answer` with `{command, exit_code?, output, cut?, running?, declined?, quickfix?, started?}` |
+//! | `changes_listed` | id, listing           | `:PiIde changes`: the files changed since the baseline `{since, files = [{path, relative, change, note?}], more}`, before their diffs open |
+//! | `changes_done` | id, result             | what became of `changes_start` or `changes_review` `id`: `{ok, error?, since?, kept?, git?, files? = [{path, fate, why?}]}` |
 //!
 //! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
 //! | event                 | args                  | meaning                                  |
@@ -65,6 +67,8 @@
 //! | `tool_answer`         | answer                | `{id, result?, error?}` for `user_tool`, `run_configurations` or `run_command` `id` |
 //! | `tools_changed`       | tools                 | every MCP tool the config registered `[{name, description, input_schema}]` |
 //! | `propose_edit`        | edit                  | a registered tool proposes `{id, title?, files = [{path, text}]}`; answered by `edit_decided` |
+//! | `changes_start`       | request               | take a baseline of the project `{id, store, root?, keep?}`; answered by `changes_done` |
+//! | `changes_review`      | request               | review what changed since the baseline `{id, store, root?}`; answered by `changes_listed`, then `changes_done` |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with
@@ -83,7 +87,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 18;
+pub const SEAM_VERSION: u64 = 19;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

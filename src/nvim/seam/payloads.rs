@@ -411,6 +411,34 @@ pub struct RunRequest {
     pub max_lines: u64,
 }
 
+/// `require("pi-ide.changes").start()`: take a baseline of the project.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct ChangesStart {
+    /// Answered by `changes_done` with this id.
+    pub id: u64,
+    /// Where the snapshot stores live (Neovim's state directory).
+    pub store: String,
+    /// The project's directory; none: the root the host follows.
+    #[serde(default)]
+    pub root: Option<String>,
+    /// Keep the baseline this host took of the project when files changed
+    /// since it (an agent starting beside another drops no changes from
+    /// the review).
+    #[serde(default)]
+    pub keep: bool,
+}
+
+/// `:PiIde changes`: review what changed since the baseline.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct ChangesReview {
+    /// Answered by `changes_listed`, then `changes_done`, with this id.
+    pub id: u64,
+    pub store: String,
+    /// The project's directory; none: the root the host follows.
+    #[serde(default)]
+    pub root: Option<String>,
+}
+
 /// Files a Lua tool proposes to change, through the person's approval.
 #[derive(Debug, Clone, Deserialize)]
 pub struct ProposedEdit {

@@ -110,6 +110,7 @@ pub async fn propose(
                 title: title.to_owned(),
                 from_buffer: change.before.from_buffer,
                 requester_pid,
+                turn: None,
             },
         };
         tabs.push(shown_as.tab_name.clone());

@@ -115,6 +115,20 @@ pub fn scratch_dir(name: &str) -> Scratch {
     Scratch::new(name)
 }
 
+/// `git args` in `dir`, as a person runs it (with an identity for
+/// commits); its output. Fails the test when git does.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .expect("git on PATH");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A copy of the plugin's runtime files (`lua/`, `plugin/`, `doc/`) in a
 /// scratch directory, for tests that write next to them (`doc/tags`) or
 /// arrange their own `target/`.
