@@ -62,3 +62,4 @@ mod secrets;
 mod selection;
 mod suggest;
 mod view_choice;
+mod write_faults;

@@ -138,12 +138,22 @@ pub fn plugin_copy(name: &str) -> Scratch {
 }
 
 /// Polls `check` until it returns `Some` or the deadline passes.
-pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+pub async fn eventually<T, F, Fut>(what: &str, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = tokio::time::Instant::now() + DEADLINE;
+    eventually_within(what, DEADLINE, check).await
+}
+
+/// [`eventually`] with a deadline of its own (work that grows with a
+/// large file).
+pub async fn eventually_within<T, F, Fut>(what: &str, patience: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + patience;
     loop {
         if let Some(value) = check().await {
             return value;
