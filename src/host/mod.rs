@@ -130,7 +130,7 @@ fn serve(config: &Config, ports: Ports, state: &Arc<State>) -> io::Result<Listen
         listeners.serve(crate::http::server::listener(
             listener,
             state.clone(),
-            None,
+            config.mcp_session_idle,
             Serving::Companion(kind),
         ));
     }

@@ -46,6 +46,7 @@ mod mcp_patch_and_run;
 mod mcp_problems;
 mod mcp_python;
 mod mcp_raw;
+mod mcp_sessions;
 mod mcp_vcs_and_own_tools;
 mod mentions;
 mod neovim_version;

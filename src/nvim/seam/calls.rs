@@ -104,6 +104,12 @@ pub enum LuaCall {
     },
     /// Run something once the person agrees; answered by `tool_answer`.
     RunCommand(RunRequest),
+    /// How many MCP sessions an endpoint (`MCP`, or a companion CLI's
+    /// name) has open now.
+    Sessions {
+        endpoint: String,
+        open: usize,
+    },
 }
 
 impl LuaCall {
@@ -143,6 +149,7 @@ impl LuaCall {
         "run_configurations",
         "run_command",
         "diff_text",
+        "sessions",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -181,6 +188,7 @@ impl LuaCall {
             LuaCall::RunConfigurations { .. } => "run_configurations",
             LuaCall::RunCommand(_) => "run_command",
             LuaCall::DiffText { .. } => "diff_text",
+            LuaCall::Sessions { .. } => "sessions",
         }
     }
 
@@ -249,6 +257,9 @@ impl LuaCall {
             LuaCall::RunCommand(request) => vec![msgpack(&request)?],
             LuaCall::FilesChanged(changes) => {
                 vec![msgpack(&changes.changed)?, msgpack(&changes.gone)?]
+            }
+            LuaCall::Sessions { endpoint, open } => {
+                vec![Value::from(endpoint), Value::from(open as u64)]
             }
         };
         args.extend(payload);
@@ -435,6 +446,10 @@ mod tests {
             },
             LuaCall::Refused {
                 message: "no".into(),
+            },
+            LuaCall::Sessions {
+                endpoint: "MCP".into(),
+                open: 3,
             },
         ];
         for call in calls {
