@@ -156,3 +156,57 @@ async fn idle_sessions_expire_and_the_memory_they_held_goes_back() {
         "the idle time is shown"
     );
 }
+
+/// Opens session `id`'s event stream (`GET`) and returns its connection
+/// once the server answered 200.
+async fn listen(url: &str, token: &str, id: &str) -> tokio::net::TcpStream {
+    let authority = crate::mcp_raw::authority(url);
+    let request = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {authority}\r\nAuthorization: Bearer {token}\r\n\
+         Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Accept: text/event-stream\r\n\r\n"
+    );
+    let mut stream = tokio::net::TcpStream::connect(authority).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    tokio::time::timeout(DEADLINE, async {
+        let mut byte = [0; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            assert_eq!(stream.read(&mut byte).await.unwrap(), 1, "closed");
+            head.push(byte[0]);
+        }
+    })
+    .await
+    .expect("the stream's headers");
+    let head = String::from_utf8_lossy(&head);
+    assert_eq!(status(&head), 200, "{head}");
+    stream
+}
+
+#[tokio::test]
+async fn with_every_session_listening_a_new_one_is_refused_with_the_reason() {
+    let session = Session::start().await;
+    let (url, token) = endpoint(&session).await;
+    let mut streams = Vec::new();
+    for _ in 0..MAX_SESSIONS {
+        let id = open_session(&url, &token).await;
+        streams.push(listen(&url, &token, &id).await);
+    }
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"late","version":"0"}}}"#;
+    let mut refused = send_post(&url, &token, None, initialize).await;
+    let text = read_answer(&mut refused).await.expect("an answer");
+    assert_eq!(status(&text), 500, "{text}");
+    assert!(
+        text.contains("64 MCP sessions are open and every one has a stream open"),
+        "{text}"
+    );
+    // One listener leaves: its session is idle now, and gives way.
+    drop(streams.pop());
+    let fresh = eventually("a session once one is idle", || async {
+        let mut stream = send_post(&url, &token, None, initialize).await;
+        let text = read_answer(&mut stream).await?;
+        (status(&text) == 200).then_some(text)
+    })
+    .await;
+    assert!(fresh.to_lowercase().contains("mcp-session-id"), "{fresh}");
+}
