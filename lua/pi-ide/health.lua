@@ -374,11 +374,11 @@ local function check_mcp(host)
   if status.running then
     local open = {}
     for endpoint, count in pairs(status.sessions) do
-      open[#open + 1] = ("%s %d"):format(endpoint, count)
+      open[#open + 1] = ("%s %d"):format(endpoint == "MCP" and "/mcp" or endpoint, count)
     end
     table.sort(open)
     vim.health.info(
-      ("open MCP sessions: %s (at most %d an endpoint; past that the one idle longest closes)"):format(
+      ("MCP sessions open: %s (at most %d an endpoint; past that the one idle longest closes)"):format(
         #open > 0 and table.concat(open, ", ") or "none",
         MAX_SESSIONS
       )

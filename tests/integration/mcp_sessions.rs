@@ -108,7 +108,7 @@ async fn abandoned_sessions_are_capped_and_the_real_clients_keep_working() {
     }
     let health = health_report(&session).await;
     assert!(
-        health.contains(&format!("open MCP sessions: MCP {MAX_SESSIONS}")),
+        health.contains(&format!("MCP sessions open: /mcp {MAX_SESSIONS}")),
         "{health}"
     );
 }

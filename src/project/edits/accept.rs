@@ -249,7 +249,7 @@ async fn write_file(
                      the accepted text is kept in a Neovim buffer for the person"
                 ),
                 why: Some(format!(
-                    "could not be written: {room} ({error}). It keeps its old content"
+                    "could not be written: {room}. It keeps its old content"
                 )),
                 in_buffer: false,
             },
@@ -264,7 +264,9 @@ fn out_of_room(error: &std::io::Error) -> Option<&'static str> {
     match error.kind() {
         ErrorKind::StorageFull => Some("the disk is full"),
         ErrorKind::QuotaExceeded => Some("the disk quota is used up"),
-        ErrorKind::FileTooLarge => Some("the file would pass the size this system allows"),
+        ErrorKind::FileTooLarge => {
+            Some("the file would pass the size this system allows for a file")
+        }
         _ => None,
     }
 }
