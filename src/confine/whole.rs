@@ -29,7 +29,27 @@ pub(super) fn replace(
 ) -> io::Result<()> {
     let meta = file.metadata()?;
     if meta.nlink() > 1 {
-        return rewrite_in_place(dir, name, file, old, contents);
+        // Several names share the file: rewritten in place, the old text
+        // kept beside it until the new one is on disk. A rewrite that
+        // fails (a full disk) puts the old text back; if even that fails,
+        // the copy stays and the error names it.
+        let backup = Beside::write(dir, name, &OLD, old, 0o600)?;
+        sync_dir(dir)?;
+        fault::step("backup-kept");
+        if let Err(error) = overwrite(file, contents) {
+            if overwrite(file, old).is_err() {
+                let kept = backup.keep();
+                return Err(io::Error::new(
+                    error.kind(),
+                    format!("{error}; its old text is in {kept} beside it"),
+                ));
+            }
+            return Err(error);
+        }
+        drop(backup);
+        sync_dir(dir)?;
+        fault::step("backup-removed");
+        return Ok(());
     }
     let temp = Beside::write(dir, name, &NEW, contents, 0o600)?;
     let temp_file = temp.file.as_ref().expect("open until renamed");
@@ -45,36 +65,6 @@ pub(super) fn replace(
     fault::step("renamed");
     sync_dir(dir)?;
     fault::step("dir-synced");
-    Ok(())
-}
-
-/// Several names share the file: it is rewritten in place, the old text
-/// kept beside it until the new one is on disk. A rewrite that fails (a
-/// full disk) puts the old text back; if even that fails, the copy stays
-/// and the error names it.
-fn rewrite_in_place(
-    dir: &OwnedFd,
-    name: &CStr,
-    file: &mut File,
-    old: &[u8],
-    contents: &[u8],
-) -> io::Result<()> {
-    let backup = Beside::write(dir, name, &OLD, old, 0o600)?;
-    sync_dir(dir)?;
-    fault::step("backup-kept");
-    if let Err(error) = overwrite(file, contents) {
-        if overwrite(file, old).is_err() {
-            let kept = backup.keep();
-            return Err(io::Error::new(
-                error.kind(),
-                format!("{error}; its old text is in {kept} beside it"),
-            ));
-        }
-        return Err(error);
-    }
-    drop(backup);
-    sync_dir(dir)?;
-    fault::step("backup-removed");
     Ok(())
 }
 

@@ -11,6 +11,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 use crate::common::{DEADLINE, Session, eventually, eventually_within, repo_root};
 use crate::health::health_report;
+use crate::load_driver::rss_kib;
 use crate::mcp_http::endpoint;
 use crate::mcp_raw::{open_session, read_answer, send_post, status};
 use crate::pi_extension::require_node_deps;
@@ -34,16 +35,6 @@ async fn open_sessions(session: &Session) -> Option<u64> {
         .lua("return require('pi-ide').status().sessions.MCP")
         .await
         .as_u64()
-}
-
-/// The host's resident memory, KiB.
-fn rss_kib(pid: i64) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS in /proc/<pid>/status")
 }
 
 #[tokio::test]

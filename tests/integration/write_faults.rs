@@ -143,6 +143,8 @@ struct Crash {
     /// The file has a second name (rewritten in place, a copy kept).
     linked: bool,
     lines: usize,
+    /// Each line padded to this many bytes.
+    width: usize,
     /// How long the diff may take to open, and the write to reach the step.
     patience: Duration,
 }
@@ -158,24 +160,16 @@ async fn crash_at(crash: &Crash) {
         "{}",
     )
     .await;
-    let old: String = (0..crash.lines)
-        .map(|n| format!("old line {n}\n"))
-        .collect();
-    let middle = format!("old line {}\n", crash.lines / 2);
-    let new = old.replace(&middle, "the new line\n");
+    let line = |n: usize| format!("{:<1$}\n", format!("old line {n}."), crash.width - 1);
+    let old: String = (0..crash.lines).map(line).collect();
+    let marker = format!("old line {}.", crash.lines / 2);
+    let new = old.replacen(&marker, "the new line", 1);
     let path = session.write_file("f.txt", &old);
     if crash.linked {
         std::fs::hard_link(&path, work.join("g.txt")).unwrap();
     }
     let host = session.running_host(0).await;
-    let _answer = propose(
-        &session,
-        "f.txt",
-        middle.trim_end(),
-        "the new line",
-        crash.patience,
-    )
-    .await;
+    let _answer = propose(&session, "f.txt", &marker, "the new line", crash.patience).await;
     command(&session, "PiIde accept").await;
     eventually_within(
         &format!("the host to stop at {step}"),
@@ -244,6 +238,7 @@ async fn a_host_killed_at_any_step_of_a_write_leaves_the_old_text_or_the_new() {
             step,
             linked: false,
             lines: 200,
+            width: 20,
             patience: DEADLINE,
         })
         .await;
@@ -265,6 +260,7 @@ async fn a_file_with_two_names_killed_mid_write_keeps_them_and_its_old_text() {
             step,
             linked: true,
             lines: 200,
+            width: 20,
             patience: DEADLINE,
         })
         .await;
@@ -277,9 +273,10 @@ async fn a_50_mb_file_killed_mid_write_holds_the_old_text_or_the_new() {
         crash_at(&Crash {
             step,
             linked: false,
-            // 17 bytes a line: about 50 MB.
-            lines: 3_000_000,
-            patience: Duration::from_secs(240),
+            // 50 MB in lines of 1,000 bytes.
+            lines: 50_000,
+            width: 1_000,
+            patience: Duration::from_secs(120),
         })
         .await;
     }
