@@ -162,6 +162,9 @@ impl Day {
             .map(|i| format!("line {i} of the day\n"))
             .collect();
         let big = session.write_file("big.txt", &text);
+        for dir in ["w", "m"] {
+            std::fs::create_dir_all(session.work_dir.join(dir)).unwrap();
+        }
         let mut watched = vec![];
         for n in 0..WATCHED {
             watched.push(session.write_file(&format!("w/f{n}.txt"), "0\n"));
