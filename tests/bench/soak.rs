@@ -31,20 +31,20 @@ use crate::report;
 
 /// `openDiff`s per simulated hour, a third each accepted, edited and
 /// accepted, rejected.
-const DIFFS: usize = 150;
+const DIFFS: usize = 400;
 /// Large selections sent per hour.
-const SELECTIONS: usize = 30;
+const SELECTIONS: usize = 100;
 /// Lines of the file the selections are made in, and of each selection.
 const FILE_LINES: usize = 5_000;
 const SELECTED_LINES: usize = 2_000;
 /// MCP sessions opened and abandoned per hour, and sessions that work and
 /// end properly.
-const ABANDONED: usize = 40;
-const WORKING: usize = 5;
+const ABANDONED: usize = 100;
+const WORKING: usize = 10;
 /// MCP edits accepted per hour (files without a buffer: the host writes).
-const MCP_EDITS: usize = 5;
+const MCP_EDITS: usize = 10;
 /// Files rewritten on disk at once, per hour (all loaded in buffers).
-const WATCHED: usize = 100;
+const WATCHED: usize = 200;
 /// How long a request may go unanswered before it counts as such (under
 /// the harness's own 15 s, after which its waits give up).
 const ANSWER_WITHIN: Duration = Duration::from_secs(10);
@@ -147,6 +147,8 @@ struct Day {
     host_lives: Vec<Vec<(f64, u64)>>,
     restarted_by_plugin: u64,
     started_again: u64,
+    /// The host was started again this hour.
+    warming: bool,
 }
 
 impl Day {
@@ -193,6 +195,7 @@ impl Day {
             host_lives: vec![vec![]],
             restarted_by_plugin: 0,
             started_again: 0,
+            warming: false,
         }
     }
 
@@ -375,6 +378,8 @@ impl Day {
             let answer =
                 tokio::time::timeout(ANSWER_WITHIN, client.request("tools/list", json!({}))).await;
             self.requests.count(answer.ok().map(|a| wrap(&a)).as_ref());
+            // The CLI's leaving: its client is gone with its session.
+            client.close().await;
         }
         self.settle("companion").await;
     }
@@ -430,7 +435,7 @@ impl Day {
     async fn stopped_agent(&mut self) {
         let (port, lock) = self.session.lockfile().await;
         let token = lock["authToken"].as_str().unwrap().to_owned();
-        let python = crate::common::python_tools::bench_tools().join("bin/python");
+        let python = crate::common::python_tools::bench_tools().join("python");
         let mut agent = tokio::process::Command::new(python)
             .arg(crate::common::repo_root().join("tests/bench/ws_client.py"))
             .args(["hold", &port.to_string(), &token, "64"])
@@ -472,6 +477,17 @@ impl Day {
         self.settle("stopped agent").await;
     }
 
+    /// One simulated hour: every phase once.
+    async fn round(&mut self, hour: usize) {
+        self.diffs(hour).await;
+        self.selections().await;
+        self.mcp(hour).await;
+        self.companion().await;
+        self.context_socket().await;
+        self.watch_burst(hour).await;
+        self.stopped_agent().await;
+    }
+
     /// SIGKILL; the plugin starts it again (the first time), else
     /// `:PiIde start` does.
     async fn kill_host(&mut self) {
@@ -494,6 +510,7 @@ impl Day {
         };
         self.session.lockfile().await;
         self.host_lives.push(vec![]);
+        self.warming = true;
     }
 }
 
@@ -522,31 +539,35 @@ pub async fn run() {
         .unwrap_or(8);
     let began = Instant::now();
     let mut day = Day::new().await;
-    // One warm-up round, not counted: tool lists, parsers, buffers made once.
-    day.settle("start").await;
+    // One warm-up hour, not counted: what is made once (tool lists,
+    // parsers, buffers, the blocking pool's threads) is there at the start.
+    day.round(0).await;
+    day.requests = Requests::default();
+    day.host_most = Held::default();
+    day.nvim_most = Held::default();
+    day.tasks_most = 0;
+    let buffers = "return #vim.api.nvim_list_bufs()";
+    let buffers_start = day.session.lua(buffers).await.as_u64().unwrap_or(0);
     let nvim_start = held(day.nvim);
     day.host_start = held(day.host);
     day.tasks_start = day.tasks().await;
     day.host_lives[0].push((0.0, day.host_start.rss_kib));
     let mut nvim_samples = vec![(0.0, nvim_start.rss_kib)];
-    for hour in 0..hours {
-        if hour > 0 && (hour == hours / 2 || hour % KILL_EVERY == 0) {
+    for hour in 1..=hours {
+        if hour > 1 && (hour - 1 == hours / 2 || (hour - 1) % KILL_EVERY == 0) {
             day.kill_host().await;
         }
-        day.diffs(hour).await;
-        day.selections().await;
-        day.mcp(hour).await;
-        day.companion().await;
-        day.context_socket().await;
-        day.watch_burst(hour).await;
-        day.stopped_agent().await;
-        let at = (hour + 1) as f64;
+        day.round(hour).await;
+        let at = hour as f64;
         let host = held(day.host);
-        day.host_lives.last_mut().unwrap().push((at, host.rss_kib));
+        // A host started again this hour is warming up: its life is
+        // measured from the end of its first hour.
+        if !std::mem::take(&mut day.warming) {
+            day.host_lives.last_mut().unwrap().push((at, host.rss_kib));
+        }
         nvim_samples.push((at, held(day.nvim).rss_kib));
         eprintln!(
-            "soak: hour {} of {hours} done after {:.0} s (host {} KiB, nvim {} KiB)",
-            hour + 1,
+            "soak: hour {hour} of {hours} done after {:.0} s (host {} KiB, nvim {} KiB)",
             began.elapsed().as_secs_f64(),
             host.rss_kib,
             nvim_samples.last().unwrap().1
@@ -595,6 +616,9 @@ pub async fn run() {
     }
     report_held("nvim", nvim_start, day.nvim_most, nvim_end);
     report("soak_nvim_rss_slope", slope(&nvim_samples), "MiB/h");
+    let buffers_end = day.session.lua(buffers).await.as_u64().unwrap_or(0);
+    report("soak_nvim_buffers_start", buffers_start as f64, "buffers");
+    report("soak_nvim_buffers_end", buffers_end as f64, "buffers");
     report("soak_requests_sent", day.requests.sent as f64, "requests");
     report(
         "soak_requests_answered",
