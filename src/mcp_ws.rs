@@ -2,6 +2,15 @@
 //! it (Claude Code's IDE protocol): its methods here, and the tools it
 //! offers ([`TOOLS`], from [`crate::tools`]). Every request is answered
 //! exactly once with its id echoed as sent.
+//!
+//! Served by our own dispatch over the tokio-tungstenite stream, not by
+//! rmcp over it (the `/mcp` endpoint is rmcp's): rmcp reads an id as an
+//! `i64` or a string, so `1.5`, `1e3` or `18446744073709551615` would not
+//! come back as sent, and it handles each request in a task of its own,
+//! where `ping`, `tools/list` and `getDiagnostics` are answered here on
+//! the connection's task without a hop (DESIGN: what makes round trips
+//! fast). The Claude/pi extras (`selection_changed`, `at_mentioned`,
+//! `getSuggestions` sent to pi) need no MCP session either.
 
 use serde::Deserialize;
 use serde_json::{Value, json};

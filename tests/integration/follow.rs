@@ -229,19 +229,26 @@ async fn a_burst_of_2000_files_reloads_the_500_loaded_buffers_in_a_few_pushes() 
         lines(&session, &first_buf).await == json!(["ready"])
     })
     .await;
+    // Buffer numbers looked up once: `bufnr(name)` matches the name as a
+    // pattern against every buffer, and 500 of those per poll kept Neovim
+    // too busy answering the poll to reload anything.
+    let buffers = session
+        .lua_with(
+            "return vim.tbl_map(function(name) return vim.fn.bufnr(name) end, ...)",
+            vec![json!(loaded[..500])],
+        )
+        .await;
     session.exec("_G.pushes, _G.names = 0, 0").await;
     for path in paths.iter().chain([&git]) {
         std::fs::write(path, "new\n").unwrap();
     }
     let count_new = "local n = 0
-         for _, name in ipairs(...) do
-           if vim.api.nvim_buf_get_lines(vim.fn.bufnr(name), 0, -1, false)[1] == 'new' then n = n + 1 end
+         for _, buf in ipairs(...) do
+           if vim.api.nvim_buf_get_lines(buf, 0, -1, false)[1] == 'new' then n = n + 1 end
          end
          return n";
     eventually("the 500 buffers to reload", || async {
-        let n = session
-            .lua_with(count_new, vec![json!(loaded[..500])])
-            .await;
+        let n = session.lua_with(count_new, vec![buffers.clone()]).await;
         (n == 500).then_some(())
     })
     .await;
