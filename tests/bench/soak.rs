@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 
-use crate::common::{Agent, Session, eventually};
+use crate::common::{Agent, Session, eventually, poll_within};
 use crate::load_driver::{host_pid, rss_kib};
 use crate::mcp_client::McpClient;
 use crate::report;
@@ -149,6 +149,8 @@ struct Day {
     started_again: u64,
     /// The host was started again this hour.
     warming: bool,
+    /// Messages Neovim showed the person.
+    notifications: u64,
 }
 
 impl Day {
@@ -196,6 +198,7 @@ impl Day {
             restarted_by_plugin: 0,
             started_again: 0,
             warming: false,
+            notifications: 0,
         }
     }
 
@@ -251,8 +254,7 @@ impl Day {
             let id = agent
                 .open_diff(&path, &format!("proposal {n}\n"), &tab)
                 .await;
-            let shown = tokio::time::timeout(ANSWER_WITHIN, self.session.wait_diffs(1)).await;
-            if shown.is_err() {
+            if !diffs_open(&self.session, 1).await {
                 self.requests.count(None);
                 continue;
             }
@@ -268,7 +270,7 @@ impl Day {
             self.session.lua_with(decide, vec![json!(tab)]).await;
             let answer = tokio::time::timeout(ANSWER_WITHIN, agent.response(&id)).await;
             self.requests.count(answer.as_ref().ok());
-            let _ = tokio::time::timeout(ANSWER_WITHIN, self.session.wait_diffs(0)).await;
+            diffs_open(&self.session, 0).await;
             if n % 10 == 0 {
                 agent.forget_backlog();
             }
@@ -341,8 +343,7 @@ impl Day {
                 json!({"pathInProject": name, "oldText": "before", "newText": "after"}),
             );
             let accept = async {
-                let shown = tokio::time::timeout(ANSWER_WITHIN, self.session.wait_diffs(1)).await;
-                if shown.is_ok() {
+                if diffs_open(&self.session, 1).await {
                     self.session
                         .exec(
                             "local d = require('pi-ide.diff').list()[1]
@@ -413,22 +414,19 @@ impl Day {
         }
         let last = self.watched.last().unwrap().display().to_string();
         let want = format!("hour {hour}");
-        let seen = tokio::time::timeout(
-            ANSWER_WITHIN,
-            eventually("the burst reloaded", || async {
-                let first = self
-                    .session
-                    .lua_with(
-                        "return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, 1, false)[1]",
-                        vec![json!(last)],
-                    )
-                    .await;
-                (first == want.as_str()).then_some(())
-            }),
-        )
+        let seen = poll_within(ANSWER_WITHIN, || async {
+            let first = self
+                .session
+                .lua_with(
+                    "return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, 1, false)[1]",
+                    vec![json!(last)],
+                )
+                .await;
+            (first == want.as_str()).then_some(())
+        })
         .await;
         self.requests
-            .count(seen.is_ok().then_some(&json!({"result": "reloaded"})));
+            .count(seen.is_some().then_some(&json!({"result": "reloaded"})));
         self.settle("watch").await;
     }
 
@@ -486,6 +484,13 @@ impl Day {
         self.context_socket().await;
         self.watch_burst(hour).await;
         self.stopped_agent().await;
+        // The harness keeps every message Neovim shows (tests read them):
+        // counted and let go, so they do not count as Neovim's memory.
+        let shown = self
+            .session
+            .lua("local n = #_G.notified; _G.notified = {}; return n")
+            .await;
+        self.notifications += shown.as_u64().unwrap_or(0);
     }
 
     /// SIGKILL; the plugin starts it again (the first time), else
@@ -494,14 +499,18 @@ impl Day {
         let old = self.host;
         // SAFETY: killing the host this session's Neovim started.
         unsafe { libc::kill(old as i32, libc::SIGKILL) };
-        let again =
-            tokio::time::timeout(Duration::from_secs(10), self.session.running_host(old)).await;
+        let again = poll_within(Duration::from_secs(10), || async {
+            let status = self.session.lua("return require('pi-ide').status()").await;
+            let pid = status["pid"].as_i64()?;
+            (status["running"] == true && pid != old).then_some(pid)
+        })
+        .await;
         self.host = match again {
-            Ok(pid) => {
+            Some(pid) => {
                 self.restarted_by_plugin += 1;
                 pid
             }
-            Err(_) => {
+            None => {
                 self.session.wait_stopped().await;
                 self.session.exec("vim.cmd('PiIde start')").await;
                 self.started_again += 1;
@@ -512,6 +521,17 @@ impl Day {
         self.host_lives.push(vec![]);
         self.warming = true;
     }
+}
+
+/// Whether `n` diffs are open (all loaded) within [`ANSWER_WITHIN`].
+async fn diffs_open(session: &Session, n: usize) -> bool {
+    poll_within(ANSWER_WITHIN, || async {
+        let list = session.lua("return require('pi-ide.diff').list()").await;
+        let list = list.as_array()?.clone();
+        (list.len() == n && list.iter().all(|d| d["loading"] == false)).then_some(())
+    })
+    .await
+    .is_some()
 }
 
 /// A `CallToolResult` or JSON-RPC error object as a reply: an error with a
@@ -548,6 +568,9 @@ pub async fn run() {
     day.tasks_most = 0;
     let buffers = "return #vim.api.nvim_list_bufs()";
     let buffers_start = day.session.lua(buffers).await.as_u64().unwrap_or(0);
+    let lua_kib = "collectgarbage('collect'); return math.floor(collectgarbage('count'))";
+    let lua_start = day.session.lua(lua_kib).await.as_u64().unwrap_or(0);
+    day.notifications = 0;
     let nvim_start = held(day.nvim);
     day.host_start = held(day.host);
     day.tasks_start = day.tasks().await;
@@ -619,6 +642,14 @@ pub async fn run() {
     let buffers_end = day.session.lua(buffers).await.as_u64().unwrap_or(0);
     report("soak_nvim_buffers_start", buffers_start as f64, "buffers");
     report("soak_nvim_buffers_end", buffers_end as f64, "buffers");
+    let lua_end = day.session.lua(lua_kib).await.as_u64().unwrap_or(0);
+    report("soak_nvim_lua_heap_start", lua_start as f64 / 1024.0, "MiB");
+    report("soak_nvim_lua_heap_end", lua_end as f64 / 1024.0, "MiB");
+    report(
+        "soak_nvim_messages_shown",
+        day.notifications as f64,
+        "messages",
+    );
     report("soak_requests_sent", day.requests.sent as f64, "requests");
     report(
         "soak_requests_answered",
