@@ -151,6 +151,10 @@ struct Day {
     warming: bool,
     /// Messages Neovim showed the person.
     notifications: u64,
+    /// `PI_IDE_SOAK_ONLY`: the phases to run (comma-separated: diffs,
+    /// selections, mcp, companion, socket, watch, stopped), to find which
+    /// one a figure comes from; all when unset.
+    only: Option<String>,
 }
 
 impl Day {
@@ -199,6 +203,7 @@ impl Day {
             started_again: 0,
             warming: false,
             notifications: 0,
+            only: std::env::var("PI_IDE_SOAK_ONLY").ok(),
         }
     }
 
@@ -477,13 +482,35 @@ impl Day {
 
     /// One simulated hour: every phase once.
     async fn round(&mut self, hour: usize) {
-        self.diffs(hour).await;
-        self.selections().await;
-        self.mcp(hour).await;
-        self.companion().await;
-        self.context_socket().await;
-        self.watch_burst(hour).await;
-        self.stopped_agent().await;
+        let runs = |phase: &str| {
+            self.only
+                .as_ref()
+                .is_none_or(|only| only.split(',').any(|p| p == phase))
+        };
+        let (diffs, selections, mcp) = (runs("diffs"), runs("selections"), runs("mcp"));
+        let (companion, socket, watch) = (runs("companion"), runs("socket"), runs("watch"));
+        let stopped = runs("stopped");
+        if diffs {
+            self.diffs(hour).await;
+        }
+        if selections {
+            self.selections().await;
+        }
+        if mcp {
+            self.mcp(hour).await;
+        }
+        if companion {
+            self.companion().await;
+        }
+        if socket {
+            self.context_socket().await;
+        }
+        if watch {
+            self.watch_burst(hour).await;
+        }
+        if stopped {
+            self.stopped_agent().await;
+        }
         // The harness keeps every message Neovim shows (tests read them):
         // counted and let go, so they do not count as Neovim's memory.
         let shown = self
