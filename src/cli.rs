@@ -41,6 +41,10 @@ pub fn main(args: Vec<String>) -> ExitCode {
         }
     };
     crate::memory::one_arena();
+    // Past a file-size limit (`ulimit -f`) a write fails with EFBIG and the
+    // person is told; by default the signal would end the host instead.
+    // SAFETY: setting a signal's disposition before any thread starts.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -38,7 +38,8 @@ pub struct Config {
     /// Where the token is kept across restarts (a fixed MCP port); `None`:
     /// a fresh token each start.
     pub mcp_token_file: Option<PathBuf>,
-    /// MCP sessions idle this long are closed; `None`: never.
+    /// MCP sessions idle this long (no stream open) are closed; `None`:
+    /// only when the cap needs their place.
     pub mcp_session_idle: Option<Duration>,
     /// The companion CLIs to serve, each with the discovery directory it
     /// is announced in (`--gemini-dir <tmpdir>/gemini/ide`, `--qwen-dir
@@ -61,7 +62,8 @@ impl Config {
     /// [--lock-dir DIR] [--claude-lock-dir DIR] [--log-file F] [--log-level L]
     /// [--mcp-port N] [--mcp-approve-edits true|false] [--mcp-token-file F]
     /// [--mcp-session-idle-ms N] [--gemini-dir DIR] [--qwen-dir DIR]` (an empty `--mcp-port`: no MCP endpoint;
-    /// idle 0: sessions never expire), `--version` or `--check-root DIR`.
+    /// idle 0: idle sessions stay until the cap needs their place; absent:
+    /// four hours), `--version` or `--check-root DIR`.
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         let mut pid = None;
         let mut port = 0;
@@ -76,7 +78,7 @@ impl Config {
         let mut mcp_approve_edits = true;
         let mut mcp_terminal_commands = true;
         let mut mcp_token_file = None;
-        let mut mcp_session_idle = None;
+        let mut mcp_session_idle = Some(crate::http::sessions::DEFAULT_IDLE);
         let mut companions = Vec::new();
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
@@ -300,6 +302,14 @@ mod tests {
             panic!("idle 0 is valid");
         };
         assert_eq!(never.mcp_session_idle, None, "0: sessions never expire");
+        let Ok(Parsed::Run(default)) = parse(&["--pid", "1"]) else {
+            panic!("a pid alone is valid");
+        };
+        assert_eq!(
+            default.mcp_session_idle,
+            Some(crate::http::sessions::DEFAULT_IDLE),
+            "idle sessions expire unless told otherwise"
+        );
         assert_eq!(never.mcp_token_file, None, "no file: a fresh token");
         assert!(matches!(parse(&["--version"]), Ok(Parsed::Version)));
         assert!(

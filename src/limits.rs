@@ -5,6 +5,9 @@ pub use crate::http::server::{
     HEADER_TIMEOUT as MCP_HEADER_TIMEOUT, MAX_BODY_BYTES as MCP_MAX_BODY_BYTES,
     MAX_CONNECTIONS as MCP_MAX_CONNECTIONS,
 };
+pub use crate::http::sessions::{
+    DEFAULT_IDLE as MCP_SESSION_IDLE, MAX_SESSIONS as MCP_MAX_SESSIONS,
+};
 pub use crate::socket::MAX_CONNECTIONS as SOCKET_MAX_CONNECTIONS;
 pub use crate::socket::MAX_LINE_BYTES as SOCKET_MAX_LINE_BYTES;
 pub use crate::socket::connection::LINE_TIMEOUT as SOCKET_LINE_TIMEOUT;

@@ -29,7 +29,7 @@
 ---@field enabled? boolean (default true)
 ---@field port? integer 0 = any free port; a fixed port keeps its token (default 0).
 ---@field approve_edits? boolean Show every MCP edit as a diff to accept or reject (default true).
----@field session_idle_minutes? number Close an idle session after this long; 0 = never (default 0).
+---@field session_idle_minutes? number Close a session idle this long with no stream open; 0 = never (default 240).
 ---@field terminal_commands? boolean Offer `execute_terminal_command` (still asked each time; default true).
 
 ---@class pi-ide.Config.Selection
@@ -149,8 +149,9 @@ M.defaults = {
     -- Show every edit an MCP tool makes as a diff to accept or reject;
     -- false: edits go straight into the buffers (undoable, not saved).
     approve_edits = true,
-    -- Close a session after this many minutes without a request; 0 = never.
-    session_idle_minutes = 0,
+    -- Close a session after this many minutes without a request or an open
+    -- stream; 0 = only when the cap (64 sessions) needs its place.
+    session_idle_minutes = 240,
     -- Offer execute_terminal_command: an agent's shell command, run in a
     -- visible terminal once you approve it (every time). false: not offered.
     terminal_commands = true,
@@ -438,9 +439,8 @@ function M.apply(opts)
   end
   local idle = values.mcp.session_idle_minutes
   if idle ~= idle or idle < 0 or idle == math.huge then
-    problems[#problems + 1] = ("option `mcp.session_idle_minutes` must be 0 (never) or more (got %s; using 0)"):format(
-      tostring(idle)
-    )
+    local bad = "option `mcp.session_idle_minutes` must be 0 (never) or more (got %s; using 240)"
+    problems[#problems + 1] = bad:format(tostring(idle))
     values.mcp.session_idle_minutes = M.defaults.mcp.session_idle_minutes
   end
   if values.selection.debounce_ms < 0 then

@@ -52,9 +52,13 @@ function M.write(buf, path, real, command)
       end
     end,
   })
+  -- The agent hears "saved" once the text is on disk, whatever 'fsync' says.
+  local fsync = vim.o.fsync
+  vim.o.fsync = true
   local ok, err = pcall(vim.api.nvim_buf_call, buf, function()
     vim.cmd(command)
   end)
+  vim.o.fsync = fsync
   pcall(vim.api.nvim_del_autocmd, id)
   if not ok then
     return false, late or tostring(err)

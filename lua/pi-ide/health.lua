@@ -341,8 +341,11 @@ local function check_socket(host)
   end
 end
 
+-- Most MCP sessions an endpoint keeps (src/http/sessions.rs).
+local MAX_SESSIONS = 64
+
 -- The MCP endpoint: where it listens (or why not), how long its token and
--- idle sessions last.
+-- idle sessions last, how many are open.
 local function check_mcp(host)
   local option = require("pi-ide.config").values.mcp
   if not option.enabled then
@@ -351,7 +354,7 @@ local function check_mcp(host)
   end
   local idle = option.session_idle_minutes > 0
       and ("idle sessions close after %s minutes"):format(tostring(option.session_idle_minutes))
-    or "sessions never expire"
+    or "idle sessions stay until the cap needs their place"
   local token = option.port == 0 and "a new port and token each start"
     or ("token kept in %s"):format(host.mcp_token_file())
   local status = host.status()
@@ -367,6 +370,19 @@ local function check_mcp(host)
   end
   if status.mcp_token_warning then
     vim.health.warn(status.mcp_token_warning)
+  end
+  if status.running then
+    local open = {}
+    for endpoint, count in pairs(status.sessions) do
+      open[#open + 1] = ("%s %d"):format(endpoint == "MCP" and "/mcp" or endpoint, count)
+    end
+    table.sort(open)
+    vim.health.info(
+      ("MCP sessions open: %s (at most %d an endpoint; past that the one idle longest closes)"):format(
+        #open > 0 and table.concat(open, ", ") or "none",
+        MAX_SESSIONS
+      )
+    )
   end
 end
 

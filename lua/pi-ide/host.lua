@@ -16,6 +16,7 @@ local state = {
   socket_error = nil, -- why there is none
   clients = {}, -- id -> { id, kind, name, pid }
   client_count = 0,
+  sessions = {}, -- MCP endpoint ("MCP", "gemini", "qwen") -> open sessions
   stderr = {}, -- recent stderr lines, shown if the host dies
   failure = nil, -- why the host last failed to start or died, for :checkhealth
   restarted = false, -- an unexpected exit was restarted; the next one is not
@@ -209,7 +210,7 @@ local function on_exit(_, code)
   local info = state.info or {}
   local had_started = state.info ~= nil
   state.job, state.stopping, state.info = nil, false, nil
-  state.clients, state.client_count = {}, 0
+  state.clients, state.client_count, state.sessions = {}, 0, {}
   require("pi-ide.diff").close_all()
   -- The host removes them itself; this covers a host that was killed.
   local files = { info.lockfile, info.claude_lockfile, state.socket }
@@ -451,6 +452,7 @@ end
 ---@field companion_error? string
 ---@field clients { id: integer, kind: string, name?: string, pid?: integer }[]
 ---@field diffs { tab_name: string, path: string, client: string }[]
+---@field sessions table<string, integer> Open MCP sessions by endpoint ("MCP", "gemini", "qwen").
 
 ---@return pi-ide.Status
 function M.status()
@@ -488,7 +490,15 @@ function M.status()
     companion_error = info.companion_error ~= vim.NIL and info.companion_error or nil,
     clients = clients,
     diffs = diffs,
+    sessions = vim.deepcopy(state.sessions),
   }
+end
+
+--- Seam `sessions`: MCP endpoint `endpoint` has `open` sessions now.
+---@param endpoint string
+---@param open integer
+function M.sessions(endpoint, open)
+  state.sessions[endpoint] = open
 end
 
 --- The MCP endpoint, the lockfile that holds its bearer token and the file

@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 19
+M.VERSION = 20
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -147,6 +147,11 @@ M.calls = {
   -- A review request was refused (answered "cancelled"): tell the person.
   review_refused = function(message)
     require("pi-ide.review").refused(message)
+  end,
+  -- MCP endpoint `endpoint` ("MCP", or a companion CLI's name) has `open`
+  -- sessions now; :checkhealth shows them.
+  sessions = function(endpoint, open)
+    require("pi-ide.host").sessions(endpoint, open)
   end,
   -- An agent's request was refused (a path out of the project): tell the
   -- person why.

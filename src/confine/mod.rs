@@ -10,8 +10,10 @@
 //! * [`root`]     – [`ProjectRoot`]: a directory that may be a project.
 //! * [`worktree`] – git checkouts and linked worktrees.
 //! * [`beneath`]  – reading and writing below a root, never through a link.
+//! * [`fault`]    – the steps of a write, where a test build can stop.
 
 pub mod beneath;
+pub mod fault;
 pub mod links;
 pub mod root;
 mod whole;

@@ -5,7 +5,8 @@
 //! file, appears in one link); the directory is synced after. A file with
 //! other hard links is rewritten in place instead, so that every name keeps
 //! showing it, with a synced copy of the old text beside it until the new
-//! text is on disk, as Vim's `backupcopy=auto` does.
+//! text is on disk, as Vim's `backupcopy=auto` does. The steps are named
+//! for [`fault`]: a test build stops at one so a test can kill it there.
 
 use std::ffi::{CStr, CString};
 use std::fs::File;
@@ -15,6 +16,7 @@ use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::beneath::open_at;
+use super::fault;
 
 /// Replaces `name` in `dir` (open as `file`, holding `old`) by `contents`,
 /// keeping its mode, owner and hard links.
@@ -28,17 +30,28 @@ pub(super) fn replace(
     let meta = file.metadata()?;
     if meta.nlink() > 1 {
         // Several names share the file: rewritten in place, the old text
-        // kept beside it until the new one is on disk.
-        let backup = Beside::write(dir, name, "old", old, 0o600)?;
+        // kept beside it until the new one is on disk. A rewrite that
+        // fails (a full disk) puts the old text back; if even that fails,
+        // the copy stays and the error names it.
+        let backup = Beside::write(dir, name, &OLD, old, 0o600)?;
         sync_dir(dir)?;
-        file.set_len(0)?;
-        file.rewind()?;
-        file.write_all(contents)?;
-        file.sync_all()?;
+        fault::step("backup-kept");
+        if let Err(error) = overwrite(file, contents) {
+            if overwrite(file, old).is_err() {
+                let kept = backup.keep();
+                return Err(io::Error::new(
+                    error.kind(),
+                    format!("{error}; its old text is in {kept} beside it"),
+                ));
+            }
+            return Err(error);
+        }
         drop(backup);
-        return sync_dir(dir);
+        sync_dir(dir)?;
+        fault::step("backup-removed");
+        return Ok(());
     }
-    let temp = Beside::write(dir, name, "new", contents, 0o600)?;
+    let temp = Beside::write(dir, name, &NEW, contents, 0o600)?;
     let temp_file = temp.file.as_ref().expect("open until renamed");
     // SAFETY: plain syscalls on a descriptor we own.
     unsafe {
@@ -49,7 +62,25 @@ pub(super) fn replace(
         let _ = libc::fchown(temp_file.as_raw_fd(), meta.uid(), meta.gid());
     }
     temp.rename_over(name)?;
-    sync_dir(dir)
+    fault::step("renamed");
+    sync_dir(dir)?;
+    fault::step("dir-synced");
+    Ok(())
+}
+
+/// `file`'s text replaced by `contents`, synced.
+fn overwrite(file: &mut File, contents: &[u8]) -> io::Result<()> {
+    file.set_len(0)?;
+    fault::step("truncated");
+    file.rewind()?;
+    let (first, rest) = contents.split_at(contents.len() / 2);
+    file.write_all(first)?;
+    fault::step("half-rewritten");
+    file.write_all(rest)?;
+    fault::step("rewritten");
+    file.sync_all()?;
+    fault::step("rewrite-synced");
+    Ok(())
 }
 
 /// Creates `name` in `dir` with `contents` and `mode` (less the umask);
@@ -60,13 +91,44 @@ pub(super) fn create(
     contents: &[u8],
     mode: libc::c_uint,
 ) -> io::Result<bool> {
-    let temp = Beside::write(dir, name, "new", contents, mode)?;
+    let temp = Beside::write(dir, name, &NEW, contents, mode)?;
     if !temp.link_as(name)? {
         return Ok(false);
     }
+    fault::step("linked");
     sync_dir(dir)?;
+    fault::step("dir-synced");
     Ok(true)
 }
+
+/// What a file beside the target holds, and the steps of writing it.
+struct Kind {
+    /// In its name.
+    what: &'static str,
+    /// Opened, half written, written, synced.
+    steps: [&'static str; 4],
+}
+
+/// The new text, before it takes the target's place.
+const NEW: Kind = Kind {
+    what: "new",
+    steps: [
+        "new-opened",
+        "new-half-written",
+        "new-written",
+        "new-synced",
+    ],
+};
+/// A copy of the old text while a file with several names is rewritten.
+const OLD: Kind = Kind {
+    what: "old",
+    steps: [
+        "old-opened",
+        "old-half-written",
+        "old-written",
+        "old-synced",
+    ],
+};
 
 /// A synced file beside the target, removed when dropped unless it took
 /// the target's place.
@@ -80,7 +142,7 @@ impl<'a> Beside<'a> {
     fn write(
         dir: &'a OwnedFd,
         target: &CStr,
-        what: &str,
+        kind: &Kind,
         contents: &[u8],
         mode: libc::c_uint,
     ) -> io::Result<Beside<'a>> {
@@ -89,7 +151,8 @@ impl<'a> Beside<'a> {
         name.extend_from_slice(target.to_bytes());
         name.extend_from_slice(
             format!(
-                ".pi-ide-{what}-{}-{}",
+                ".pi-ide-{}-{}-{}",
+                kind.what,
                 std::process::id(),
                 NEXT.fetch_add(1, Ordering::Relaxed)
             )
@@ -103,10 +166,22 @@ impl<'a> Beside<'a> {
             name,
             file: Some(file),
         };
-        let file = beside.file.as_ref().expect("just opened");
-        (&*file).write_all(contents)?;
+        let mut file = beside.file.as_ref().expect("just opened");
+        fault::step(kind.steps[0]);
+        let (first, rest) = contents.split_at(contents.len() / 2);
+        file.write_all(first)?;
+        fault::step(kind.steps[1]);
+        file.write_all(rest)?;
+        fault::step(kind.steps[2]);
         file.sync_all()?;
+        fault::step(kind.steps[3]);
         Ok(beside)
+    }
+
+    /// Left on disk: its name.
+    fn keep(mut self) -> String {
+        let name = std::mem::take(&mut self.name);
+        name.to_string_lossy().into_owned()
     }
 
     /// Takes `target`'s place in one step.

@@ -133,7 +133,7 @@ fn serve(config: &Config, ports: Ports, state: &Arc<State>) -> io::Result<Listen
         listeners.serve(crate::http::server::listener(
             listener,
             state.clone(),
-            None,
+            config.mcp_session_idle,
             Serving::Companion(kind),
         ));
     }
@@ -158,6 +158,9 @@ async fn until_stopped(
     let mut hangup = signal(SignalKind::hangup())?;
     // Ctrl-C in Neovim's terminal must not take the host down with it.
     let mut interrupt = signal(SignalKind::interrupt())?;
+    // `kill -USR1 <pid>`: what the host holds, into its log (for a soak,
+    // or a person wondering whether it leaks).
+    let mut counts = signal(SignalKind::user_defined1())?;
     tokio::pin!(io_loop);
     loop {
         tokio::select! {
@@ -165,6 +168,10 @@ async fn until_stopped(
             _ = terminate.recv() => { tracing::info!("SIGTERM"); return Ok(None) }
             _ = hangup.recv() => { tracing::info!("SIGHUP"); return Ok(None) }
             _ = interrupt.recv() => {}
+            _ = counts.recv() => tracing::info!(
+                "counts: {} tasks alive",
+                tokio::runtime::Handle::current().metrics().num_alive_tasks()
+            ),
             event = events.recv() => match event {
                 None => return Ok(None),
                 Some(event) => if let Next::Stop = events::handle(wiring, event).await {

@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::PATH;
 
 use super::handler::{Handler, Peers, announce_tool_changes};
+use super::sessions::{Sessions, expire_idle, tell_open_sessions};
 use crate::client::ClientKind;
 use crate::listen::{HttpPort, Listener};
 use crate::peer::Connection as PeerConnection;
@@ -66,8 +67,8 @@ pub enum Serving {
 }
 
 /// The MCP endpoint, or one companion CLI's port. A session idle for
-/// `session_idle` is closed; `None`: never (an agent idle for an hour
-/// keeps its session).
+/// `session_idle` with no stream open is closed; `None`: only when the
+/// cap needs its place (see [`super::sessions`]).
 pub fn listener(
     port: TcpListener,
     state: Arc<State>,
@@ -75,7 +76,9 @@ pub fn listener(
     serving: Serving,
 ) -> Listener<HttpPort, impl FnMut(TcpStream) -> Connection + Send + 'static> {
     let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = session_idle;
+    // rmcp's own idle timeout would close a session whose client listens
+    // on an open stream: ours spares those.
+    sessions.session_config.keep_alive = None;
     let mut config = service_config();
     if let Serving::Companion(_) = serving {
         // The SDK Gemini CLI and Qwen Code bundle parses every event's data
@@ -83,21 +86,29 @@ pub fn listener(
         sessions.session_config.sse_retry = None;
         config = config.with_sse_retry(None);
     }
-    let sessions = Arc::new(sessions);
+    let sessions = Arc::new(Sessions::new(sessions, session_idle));
     let token: Arc<str> = state.token().into();
     let peers = Peers::default();
+    let name = match serving {
+        Serving::Mcp => "MCP",
+        Serving::Companion(kind) => kind.as_str(),
+    };
     let ended = Ended {
         sessions: config.cancellation_token.clone(),
-        announcing: crate::task::spawn(announce_tool_changes(state.clone(), peers.clone())),
+        tasks: vec![
+            crate::task::spawn(announce_tool_changes(state.clone(), peers.clone())),
+            crate::task::spawn(expire_idle(Arc::downgrade(&sessions))),
+            crate::task::spawn(tell_open_sessions(
+                state.editor().clone(),
+                name,
+                sessions.watch_open(),
+            )),
+        ],
     };
     let handler = Handler {
         state,
         peers,
         companion: None,
-    };
-    let name = match serving {
-        Serving::Mcp => "MCP",
-        Serving::Companion(kind) => kind.as_str(),
     };
     // A companion session ends when its event stream does.
     let close_on_stream_end = match serving {
@@ -131,17 +142,20 @@ pub fn listener(
     }
 }
 
-/// Ends rmcp's sessions and the tool-change announcements when the
-/// listener stops.
+/// Ends rmcp's sessions and the endpoint's tasks (tool-change
+/// announcements, expiry, the count for the person) when the listener
+/// stops.
 struct Ended {
     sessions: CancellationToken,
-    announcing: JoinHandle<()>,
+    tasks: Vec<JoinHandle<()>>,
 }
 
 impl Drop for Ended {
     fn drop(&mut self) {
         self.sessions.cancel();
-        self.announcing.abort();
+        for task in &self.tasks {
+            task.abort();
+        }
     }
 }
 
@@ -157,9 +171,9 @@ pub fn service_config() -> StreamableHttpServerConfig {
 /// `GET` that carries notifications) does.
 pub struct Connection {
     stream: TcpStream,
-    service: StreamableHttpService<Handler, LocalSessionManager>,
+    service: StreamableHttpService<Handler, Sessions>,
     token: Arc<str>,
-    close_on_stream_end: Option<Arc<LocalSessionManager>>,
+    close_on_stream_end: Option<Arc<Sessions>>,
 }
 
 impl crate::listen::Handler for Connection {
@@ -177,9 +191,9 @@ impl crate::listen::Handler for Connection {
 
 async fn serve_connection(
     stream: TcpStream,
-    service: StreamableHttpService<Handler, LocalSessionManager>,
+    service: StreamableHttpService<Handler, Sessions>,
     token: Arc<str>,
-    close_on_stream_end: Option<Arc<LocalSessionManager>>,
+    close_on_stream_end: Option<Arc<Sessions>>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     // Which process asks, for the tools that need it (an edit's diffs go

@@ -14,7 +14,8 @@ use http_body_util::combinators::BoxBody;
 use hyper::Response;
 use hyper::body::{Body, Frame, SizeHint};
 use rmcp::transport::streamable_http_server::session::SessionManager;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+use super::sessions::Sessions;
 
 type Boxed = BoxBody<Bytes, Infallible>;
 
@@ -22,7 +23,7 @@ type Boxed = BoxBody<Bytes, Infallible>;
 /// hyper lets go of its body: the client went away, or the host stops.
 pub fn close_session_after(
     response: Response<Boxed>,
-    sessions: Arc<LocalSessionManager>,
+    sessions: Arc<Sessions>,
     id: Arc<str>,
 ) -> Response<Boxed> {
     response.map(|inner| {
@@ -61,7 +62,7 @@ impl Body for Watched {
 }
 
 struct Closer {
-    sessions: Arc<LocalSessionManager>,
+    sessions: Arc<Sessions>,
     id: Arc<str>,
 }
 

@@ -3,7 +3,9 @@
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
 //! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `large_diff`, `mcp_tools`,
-//! `lsp_references`, `watch`, `statusline`, `side_by_side`, `changes`) to run one group.
+//! `lsp_references`, `watch`, `statusline`, `side_by_side`, `changes`, `soak`) to run one
+//! group. `soak` runs only when asked for by name (an accelerated day:
+//! `PI_IDE_SOAK_HOURS` simulated hours, default 8).
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
@@ -17,6 +19,7 @@ mod mcp_client;
 mod mcp_tools;
 mod references;
 mod side_by_side;
+mod soak;
 mod stamped;
 mod suggestions;
 
@@ -81,5 +84,8 @@ async fn main() {
     }
     if runs("changes") {
         changes::run().await;
+    }
+    if wanted.iter().any(|w| w == "soak") {
+        soak::run().await;
     }
 }

@@ -85,6 +85,23 @@ impl McpClient {
             .await
     }
 
+    /// Ends the session (`DELETE`), as a client that leaves properly does.
+    pub async fn close(mut self) {
+        let session = self.session.clone().unwrap_or_default();
+        let request = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
+             Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
+            self.authority, self.token
+        );
+        self.stream
+            .get_mut()
+            .write_all(request.as_bytes())
+            .await
+            .unwrap();
+        let response = self.read_response().await;
+        assert!(response.status < 300, "DELETE: {}", response.status);
+    }
+
     async fn post(&mut self, body: Value) -> Response {
         let body = body.to_string();
         let session = self

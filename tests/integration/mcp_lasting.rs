@@ -93,7 +93,7 @@ async fn a_fixed_port_keeps_its_token_across_neovim_restarts() {
     assert!(
         health.contains(&format!("OK MCP endpoint {url}"))
             && health.contains("token kept in")
-            && health.contains("sessions never expire"),
+            && health.contains("idle sessions close after 240 minutes"),
         "{health}"
     );
 

@@ -113,6 +113,7 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         ]),
         json!(["review_refused", "review refused: /etc/passwd is absolute"]),
         json!(["refused", "the agent's diff t was refused: outside"]),
+        json!(["sessions", "MCP", 3]),
         json!([
             "files_changed",
             [path, "/nowhere/not-loaded.txt"],

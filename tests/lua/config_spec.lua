@@ -63,7 +63,7 @@ describe("config.apply", function()
       enabled = false,
       port = 8123,
       approve_edits = true,
-      session_idle_minutes = 0,
+      session_idle_minutes = 240,
       terminal_commands = true,
     })
   end)
@@ -76,13 +76,14 @@ describe("config.apply", function()
     expect(values.mcp.approve_edits):equals(false)
   end)
 
-  it("checks the MCP session idle time: 0 (never, the default) or more", function()
-    expect(config.apply({}).mcp.session_idle_minutes):equals(0)
+  it("checks the MCP session idle time: 0 (never) or more, 240 by default", function()
+    expect(config.apply({}).mcp.session_idle_minutes):equals(240)
+    expect(config.apply({ mcp = { session_idle_minutes = 0 } }).mcp.session_idle_minutes):equals(0)
     expect(config.apply({ mcp = { session_idle_minutes = 0.5 } }).mcp.session_idle_minutes):equals(0.5)
     for _, bad in ipairs({ -1, math.huge, 0 / 0, "60" }) do
       notified = {}
       local values, problems = config.apply({ mcp = { session_idle_minutes = bad } })
-      expect(values.mcp.session_idle_minutes):equals(0)
+      expect(values.mcp.session_idle_minutes):equals(240)
       expect(#problems):equals(1)
       expect(problems[1]:find("mcp.session_idle_minutes", 1, true) ~= nil):equals(true)
       expect(#notified):equals(1)

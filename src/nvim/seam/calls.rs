@@ -114,6 +114,12 @@ pub enum LuaCall {
         id: u64,
         result: Json,
     },
+    /// How many MCP sessions an endpoint (`MCP`, or a companion CLI's
+    /// name) has open now.
+    Sessions {
+        endpoint: String,
+        open: usize,
+    },
 }
 
 impl LuaCall {
@@ -155,6 +161,7 @@ impl LuaCall {
         "run_configurations",
         "run_command",
         "diff_text",
+        "sessions",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -195,6 +202,7 @@ impl LuaCall {
             LuaCall::RunConfigurations { .. } => "run_configurations",
             LuaCall::RunCommand(_) => "run_command",
             LuaCall::DiffText { .. } => "diff_text",
+            LuaCall::Sessions { .. } => "sessions",
         }
     }
 
@@ -266,6 +274,9 @@ impl LuaCall {
             LuaCall::RunCommand(request) => vec![msgpack(&request)?],
             LuaCall::FilesChanged(changes) => {
                 vec![msgpack(&changes.changed)?, msgpack(&changes.gone)?]
+            }
+            LuaCall::Sessions { endpoint, open } => {
+                vec![Value::from(endpoint), Value::from(open as u64)]
             }
         };
         args.extend(payload);
@@ -460,6 +471,10 @@ mod tests {
             LuaCall::ChangesDone {
                 id: 1,
                 result: serde_json::json!({"ok": true}),
+            },
+            LuaCall::Sessions {
+                endpoint: "MCP".into(),
+                open: 3,
             },
         ];
         for call in calls {

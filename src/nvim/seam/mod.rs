@@ -39,6 +39,7 @@
 //! | `user_tool`   | call                    | MCP: run the handler of the registered tool `{id, name, arguments}`; answered later by `tool_answer` with `{text}` (a string result) or `{table}` (a table result), or an error |
 //! | `edit_decided`| id, result              | MCP: what became of `propose_edit` `id`: `{ok, text, structured?}` |
 //! | `run_configurations` | id               | MCP `get_run_configurations`: answered later by `tool_answer` with `{configurations = [{name, kind, command?, description}]}` |
+//! | `sessions`    | endpoint, open          | an MCP endpoint (`MCP`, `gemini`, `qwen`) has `open` sessions now (after a quiet 200 ms) |
 //! | `run_command` | request                 | MCP: ask the person, then run configuration `name` or shell `command` in a terminal window `{id, name?, command?, cwd, timeout_ms, max_lines}`; answered later by `tool_answer` with `{command, exit_code?, output, cut?, running?, declined?, quickfix?, started?}` |
 //! | `changes_listed` | id, listing           | `:PiIde changes`: the files changed since the baseline `{since, files = [{path, relative, change, note?}], more}`, before their diffs open |
 //! | `changes_done` | id, result             | what became of `changes_start` or `changes_review` `id`: `{ok, error?, since?, kept?, git?, files? = [{path, fate, why?}]}` |
@@ -87,7 +88,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 19;
+pub const SEAM_VERSION: u64 = 20;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

@@ -242,6 +242,31 @@ async fn write_file(
         Err(WriteError::Io(error)) if error.raw_os_error() == Some(libc::ELOOP) => failed(format!(
             "{shown} is a symbolic link now; nothing was written through it"
         )),
-        Err(WriteError::Io(error)) => failed(format!("cannot write {shown}: {error}")),
+        Err(WriteError::Io(error)) => match out_of_room(&error) {
+            Some(room) => Applied::Failed {
+                message: format!(
+                    "cannot write {shown}: {room} ({error}), so {shown} keeps its old content; \
+                     the accepted text is kept in a Neovim buffer for the person"
+                ),
+                why: Some(format!(
+                    "could not be written: {room}. It keeps its old content"
+                )),
+                in_buffer: false,
+            },
+            None => failed(format!("cannot write {shown}: {error}")),
+        },
+    }
+}
+
+/// What ran out when a write failed for want of room, in the person's words.
+fn out_of_room(error: &std::io::Error) -> Option<&'static str> {
+    use std::io::ErrorKind;
+    match error.kind() {
+        ErrorKind::StorageFull => Some("the disk is full"),
+        ErrorKind::QuotaExceeded => Some("the disk quota is used up"),
+        ErrorKind::FileTooLarge => {
+            Some("the file would pass the size this system allows for a file")
+        }
+        _ => None,
     }
 }

@@ -152,20 +152,42 @@ pub fn plugin_copy(name: &str) -> Scratch {
 }
 
 /// Polls `check` until it returns `Some` or the deadline passes.
-pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+pub async fn eventually<T, F, Fut>(what: &str, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = tokio::time::Instant::now() + DEADLINE;
+    eventually_within(what, DEADLINE, check).await
+}
+
+/// [`eventually`] with a deadline of its own (work that grows with a
+/// large file).
+pub async fn eventually_within<T, F, Fut>(what: &str, patience: Duration, check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    poll_within(patience, check)
+        .await
+        .unwrap_or_else(|| panic!("timed out waiting for {what}"))
+}
+
+/// `check` until it gives a value, or `None` once `patience` is over. Each
+/// check runs to its end: a call into Neovim cut short by a timeout would
+/// leave its late answer to break the channel.
+pub async fn poll_within<T, F, Fut>(patience: Duration, mut check: F) -> Option<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + patience;
     loop {
         if let Some(value) = check().await {
-            return value;
+            return Some(value);
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
-        );
+        if tokio::time::Instant::now() >= deadline {
+            return None;
+        }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
