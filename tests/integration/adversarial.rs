@@ -53,7 +53,7 @@ async fn silent_and_stalled_handshakes_are_closed_while_others_are_served() {
     );
     still_serves(&mut agent).await;
     let (_, lock) = session.lockfile().await;
-    let log = session.host_log();
+    let log = session.host_log().await;
     assert!(
         !log.contains(lock["authToken"].as_str().unwrap()),
         "the token never reaches the log"

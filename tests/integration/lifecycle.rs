@@ -38,7 +38,7 @@ async fn lockfile_has_the_contract_fields_and_private_permissions() {
     let status = session.lua("return require('pi-ide').status()").await;
     assert_eq!(status["port"], port);
     assert_eq!(status["lockfile"], file.to_str().unwrap());
-    let log = session.host_log();
+    let log = session.host_log().await;
     assert!(!log.contains(token), "the token never reaches the log");
 }
 

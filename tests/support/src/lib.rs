@@ -352,13 +352,21 @@ impl Session {
             .unwrap_or_default()
     }
 
-    /// The host's log, which must exist and show the host started.
-    pub fn host_log(&self) -> String {
+    /// The host's log once it shows the host started.
+    pub async fn host_log(&self) -> String {
+        self.host_log_shows("listening on").await
+    }
+
+    /// The host's log once it holds `what`. The log is written by a
+    /// background thread (tracing-appender's non-blocking writer), so a
+    /// line logged before an answer may reach the file after it.
+    pub async fn host_log_shows(&self, what: &str) -> String {
         let path = self.state_dir.join("nvim/pi-ide.log");
-        let log = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("no host log at {}: {e}", path.display()));
-        assert!(log.contains("listening on"), "not the host's log:\n{log}");
-        log
+        eventually(&format!("{what:?} in the host's log"), || async {
+            let log = std::fs::read_to_string(&path).ok()?;
+            log.contains(what).then_some(log)
+        })
+        .await
     }
 
     /// Waits for the single lockfile and returns `(port, parsed JSON)`.
