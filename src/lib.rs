@@ -68,6 +68,7 @@
 //! * [`private_file`] – 0600 files written whole (lockfiles, kept token).
 //! * [`task`]        – spawning tasks with their futures boxed.
 
+mod acp;
 mod auth;
 pub mod cli;
 mod client;

@@ -52,6 +52,7 @@ impl EventSink for Inbox {
 /// What the events change besides the shared state.
 pub struct Wiring<'a> {
     pub state: &'a Arc<State>,
+    pub chats: &'a crate::acp::Chats,
     pub announced: &'a mut Announcements,
     pub files: &'a FileWatch,
 }
@@ -122,6 +123,9 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
         EditorEvent::ListModels => {
             crate::task::spawn(suggest::list_models(state.clone()));
         }
+        EditorEvent::Chat(op) => wiring.chats.handle(state, op),
+        EditorEvent::ChatPermission(answer) => wiring.chats.permission(answer),
+        EditorEvent::ChatTerminalExit(exit) => wiring.chats.terminal_exit(exit),
         // Applied by the inbox as they arrived.
         EditorEvent::DiagnosticsPending | EditorEvent::Diagnostics(_) => {}
     }

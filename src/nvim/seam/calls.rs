@@ -104,6 +104,27 @@ pub enum LuaCall {
     },
     /// Run something once the person agrees; answered by `tool_answer`.
     RunCommand(RunRequest),
+    /// What happened in chat `chat` since the last call (at most one a
+    /// frame): message chunks, tool calls, the plan, its status.
+    ChatUpdate {
+        chat: u64,
+        updates: Vec<Json>,
+    },
+    /// An agent asks the person's permission: `{id, chat, tool_call,
+    /// options}`; answered by the `chat_permission` event.
+    ChatPermission(Json),
+    /// An agent runs a command: `{id, chat, command, args, env, cwd,
+    /// limit}` in a terminal buffer; its exit comes as `chat_terminal_exit`.
+    ChatTerminal(Json),
+    /// The visible output of terminal `id`, cut to its limit.
+    ChatTerminalOutput {
+        id: u64,
+    },
+    /// Stops terminal `id`'s command; `release`: the agent is done with it.
+    ChatTerminalKill {
+        id: u64,
+        release: bool,
+    },
 }
 
 impl LuaCall {
@@ -143,6 +164,11 @@ impl LuaCall {
         "run_configurations",
         "run_command",
         "diff_text",
+        "chat_update",
+        "chat_permission",
+        "chat_terminal",
+        "chat_terminal_output",
+        "chat_terminal_kill",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -181,6 +207,11 @@ impl LuaCall {
             LuaCall::RunConfigurations { .. } => "run_configurations",
             LuaCall::RunCommand(_) => "run_command",
             LuaCall::DiffText { .. } => "diff_text",
+            LuaCall::ChatUpdate { .. } => "chat_update",
+            LuaCall::ChatPermission(_) => "chat_permission",
+            LuaCall::ChatTerminal(_) => "chat_terminal",
+            LuaCall::ChatTerminalOutput { .. } => "chat_terminal_output",
+            LuaCall::ChatTerminalKill { .. } => "chat_terminal_kill",
         }
     }
 
@@ -247,6 +278,17 @@ impl LuaCall {
             LuaCall::EditDecided { id, result } => vec![Value::from(id), from_json(&result)],
             LuaCall::RunConfigurations { id } | LuaCall::DiffText { id } => vec![Value::from(id)],
             LuaCall::RunCommand(request) => vec![msgpack(&request)?],
+            LuaCall::ChatUpdate { chat, updates } => {
+                let updates = updates.iter().map(from_json).collect();
+                vec![Value::from(chat), Value::Array(updates)]
+            }
+            LuaCall::ChatPermission(request) | LuaCall::ChatTerminal(request) => {
+                vec![from_json(&request)]
+            }
+            LuaCall::ChatTerminalOutput { id } => vec![Value::from(id)],
+            LuaCall::ChatTerminalKill { id, release } => {
+                vec![Value::from(id), Value::from(release)]
+            }
             LuaCall::FilesChanged(changes) => {
                 vec![msgpack(&changes.changed)?, msgpack(&changes.gone)?]
             }
@@ -435,6 +477,17 @@ mod tests {
             },
             LuaCall::Refused {
                 message: "no".into(),
+            },
+            LuaCall::ChatUpdate {
+                chat: 1,
+                updates: vec![serde_json::json!({"kind": "text", "text": "hi"})],
+            },
+            LuaCall::ChatPermission(serde_json::json!({"id": 1})),
+            LuaCall::ChatTerminal(serde_json::json!({"id": 1})),
+            LuaCall::ChatTerminalOutput { id: 1 },
+            LuaCall::ChatTerminalKill {
+                id: 1,
+                release: true,
             },
         ];
         for call in calls {

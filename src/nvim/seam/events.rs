@@ -90,6 +90,12 @@ pub enum EditorEvent {
     WatchFiles(Vec<String>),
     /// Neovim wrote this file itself.
     FileWritten(String),
+    /// The person (or a config) asks something of a chat.
+    Chat(ChatOp),
+    /// The person answered an agent's permission request.
+    ChatPermission(PermissionAnswer),
+    /// A terminal an agent created ended.
+    ChatTerminalExit(TerminalExit),
 }
 
 impl EditorEvent {
@@ -116,6 +122,9 @@ impl EditorEvent {
         "tool_answer",
         "tools_changed",
         "propose_edit",
+        "chat",
+        "chat_permission",
+        "chat_terminal_exit",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -149,6 +158,9 @@ impl EditorEvent {
             "tool_answer" => typed(payload()?).map(EditorEvent::ToolAnswer),
             "tools_changed" => typed(list(payload()?)).map(EditorEvent::ToolsChanged),
             "propose_edit" => typed(payload()?).map(EditorEvent::ProposeEdit),
+            "chat" => typed(payload()?).map(EditorEvent::Chat),
+            "chat_permission" => typed(payload()?).map(EditorEvent::ChatPermission),
+            "chat_terminal_exit" => typed(payload()?).map(EditorEvent::ChatTerminalExit),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
             "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
             "list_models" => Some(EditorEvent::ListModels),

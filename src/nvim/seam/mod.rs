@@ -39,6 +39,11 @@
 //! | `user_tool`   | call                    | MCP: run the handler of the registered tool `{id, name, arguments}`; answered later by `tool_answer` with `{text}` (a string result) or `{table}` (a table result), or an error |
 //! | `edit_decided`| id, result              | MCP: what became of `propose_edit` `id`: `{ok, text, structured?}` |
 //! | `run_configurations` | id               | MCP `get_run_configurations`: answered later by `tool_answer` with `{configurations = [{name, kind, command?, description}]}` |
+//! | `chat_update` | chat, updates           | ACP chat `chat`: what happened since the last call, at most one a frame (`{kind = text, thought, user, tool, tool_update, plan, commands, mode, modes, config, status, auth, notice, ended, …}`) |
+//! | `chat_permission` | request             | an ACP agent asks permission `{id, chat, tool_call, options = [{id, name, kind}]}`; answered by `chat_permission` |
+//! | `chat_terminal` | request               | an ACP agent runs `{id, chat, command, args, env, cwd, limit}` in a terminal buffer; its end comes as `chat_terminal_exit` |
+//! | `chat_terminal_output` | id             | → `{output, truncated}`: terminal `id`'s text, its last `limit` bytes |
+//! | `chat_terminal_kill` | id, release      | stop terminal `id`'s command (`release`: the agent is done with it) |
 //! | `run_command` | request                 | MCP: ask the person, then run configuration `name` or shell `command` in a terminal window `{id, name?, command?, cwd, timeout_ms, max_lines}`; answered later by `tool_answer` with `{command, exit_code?, output, cut?, running?, declined?, quickfix?, started?}` |
 //!
 //! Lua → host, `rpcnotify` (parsed by [`EditorEvent::parse`]):
@@ -64,6 +69,9 @@
 //! | `file_written`        | path                  | Neovim wrote this watched file itself: no change to report |
 //! | `tool_answer`         | answer                | `{id, result?, error?}` for `user_tool`, `run_configurations` or `run_command` `id` |
 //! | `tools_changed`       | tools                 | every MCP tool the config registered `[{name, description, input_schema}]` |
+//! | `chat`                | op                    | ACP chat: `{op = open, prompt, cancel, mode, config, auth, close, chat, …}` |
+//! | `chat_permission`     | answer                | `{id, option?}`: the person's answer (nil: dismissed, `cancelled`) |
+//! | `chat_terminal_exit`  | exit                  | `{id, exit_code?, signal?}`: an agent's terminal command ended |
 //! | `propose_edit`        | edit                  | a registered tool proposes `{id, title?, files = [{path, text}]}`; answered by `edit_decided` |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
@@ -71,19 +79,21 @@
 //! `nvim_buf_get_lines` and attaches with `nvim_buf_attach`.
 
 mod calls;
+mod chat;
 mod diff_view;
 mod events;
 mod lua_tables;
 mod payloads;
 
 pub use calls::*;
+pub use chat::*;
 pub use events::*;
 pub use lua_tables::{items, list};
 pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 18;
+pub const SEAM_VERSION: u64 = 19;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]
