@@ -10,6 +10,18 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
+/// What Neovim exports so CLIs started in it find its IDE companion and
+/// WebSocket. An agent in the chat reaches Neovim through ACP instead: in
+/// IDE mode as well it would show each edit twice (its permission, then
+/// its `openDiff`), or fail the edit when that diff is refused.
+const IDE_VARIABLES: &[&str] = &[
+    "GEMINI_CLI_IDE_PID",
+    "GEMINI_CLI_IDE_SERVER_PORT",
+    "QWEN_CODE_IDE_SERVER_PORT",
+    "CLAUDE_CODE_SSE_PORT",
+    "ENABLE_IDE_INTEGRATION",
+];
+
 /// How many of the agent's last stderr lines are kept for its epitaph.
 const KEPT_STDERR_LINES: usize = 5;
 /// A longer stderr line is left out.
@@ -50,7 +62,16 @@ pub fn agent(
     let Some((program, args)) = cmd.split_first() else {
         return Err(format!("agent {name} has no command"));
     };
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    for name in IDE_VARIABLES {
+        command.env_remove(name);
+    }
+    // Gemini CLI finds IDE companions in `<tmpdir>/gemini/ide` whatever its
+    // environment says; a temp directory of the chat's own has none.
+    if let Some(tmp) = private_tmp() {
+        command.env("TMPDIR", tmp);
+    }
+    let mut child = command
         .args(args)
         .envs(env)
         .current_dir(cwd)
@@ -76,6 +97,19 @@ pub fn agent(
         stdout,
         stderr: tail,
     })
+}
+
+/// `<tmp>/pi-ide-acp-<uid>`, 0700: the chat's agents' temp directory.
+fn private_tmp() -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    // SAFETY: getuid cannot fail and has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let dir = std::env::temp_dir().join(format!("pi-ide-acp-{uid}"));
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+    let meta = std::fs::symlink_metadata(&dir).ok()?;
+    // Ours, a directory, and closed to others, or not used.
+    let ours = meta.is_dir() && meta.uid() == uid && meta.permissions().mode() & 0o077 == 0;
+    ours.then_some(dir)
 }
 
 /// Copies the agent's stderr into the log, line by line, keeping the last

@@ -87,6 +87,18 @@ pub(crate) async fn open(session: &Session) {
     wait_status(session, "ready").await;
 }
 
+/// Puts `text` in the diff's proposal and accepts it, as the person would.
+pub(crate) async fn accept_edited(session: &Session, diff: &Value, text: &str) {
+    let proposal = diff["proposed_buf"].as_i64().unwrap();
+    let tab = diff["tab_name"].as_str().unwrap();
+    session
+        .lua_with(
+            &format!("vim.api.nvim_buf_set_lines({proposal}, 0, -1, false, {{...}}); require('pi-ide.diff').accept('{tab}')"),
+            vec![json!(text)],
+        )
+        .await;
+}
+
 /// Sends `text` and waits for the turn to end.
 pub(crate) async fn send(session: &Session, text: &str) {
     let sent = session
@@ -207,10 +219,7 @@ async fn a_write_is_reviewed_and_lands_only_when_accepted_with_the_persons_text(
 
     send(&session, &format!("write {} second try", file.display())).await;
     let diffs = session.wait_diffs(1).await;
-    let proposal = diffs[0]["proposed_buf"].as_i64().unwrap();
-    session
-        .exec(&format!("vim.api.nvim_buf_set_lines({proposal}, 0, -1, false, {{'edited by me'}}); require('pi-ide.diff').accept()"))
-        .await;
+    accept_edited(&session, &diffs[0], "edited by me").await;
     wait_text(&session, "WRITE OK").await;
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "edited by me\n");
 }
@@ -268,10 +277,7 @@ async fn a_tool_call_with_a_diff_is_reviewed_once_and_its_write_follows_unreview
     let file = session.write_file("c.txt", "before\n");
     send(&session, &format!("permdiff {} after", file.display())).await;
     let diffs = session.wait_diffs(1).await;
-    let proposal = diffs[0]["proposed_buf"].as_i64().unwrap();
-    session
-        .exec(&format!("vim.api.nvim_buf_set_lines({proposal}, 0, -1, false, {{'after, edited'}}); require('pi-ide.diff').accept()"))
-        .await;
+    accept_edited(&session, &diffs[0], "after, edited").await;
     wait_text(&session, "PERMISSION: yes").await;
     wait_text(&session, "WRITE OK").await;
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "after, edited\n");
@@ -282,8 +288,11 @@ async fn a_tool_call_with_a_diff_is_reviewed_once_and_its_write_follows_unreview
 
     wait_status(&session, "idle").await;
     send(&session, &format!("permdiff {} other", file.display())).await;
-    session.wait_diffs(1).await;
-    session.exec("require('pi-ide.diff').reject()").await;
+    let diffs = session.wait_diffs(1).await;
+    let tab = diffs[0]["tab_name"].as_str().unwrap();
+    session
+        .exec(&format!("require('pi-ide.diff').reject('{tab}')"))
+        .await;
     wait_text(&session, "PERMISSION: no").await;
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "after, edited\n");
 }

@@ -8,6 +8,7 @@ mod adversarial;
 mod agent_terminal;
 mod agents;
 mod chat;
+mod chat_real_agents;
 mod claude_discovery;
 mod claude_tools;
 mod cli_environment;

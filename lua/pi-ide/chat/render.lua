@@ -96,12 +96,13 @@ end
 local function tool_line(tool)
   local places = {}
   for _, at in ipairs(tool.locations or {}) do
-    places[#places + 1] = relative(at.path) .. (at.line and (":" .. at.line) or "")
+    local line = type(at.line) == "number" and (":" .. at.line) or ""
+    places[#places + 1] = relative(tostring(at.path)) .. line
   end
   local line = ("- %s **%s** %s"):format(
     STATUS_ICONS[tool.status or "pending"] or "○",
     tool.tool_kind or "tool",
-    (tool.title or ""):gsub("\n", " ")
+    tostring(tool.title or ""):gsub("\n", " ")
   )
   if #places > 0 then
     line = line .. " · " .. table.concat(places, ", ")
@@ -117,7 +118,9 @@ local function tool(s, update, new)
   if new or not known then
     known = known or {}
     for key, value in pairs(update) do
-      known[key] = value
+      if value ~= vim.NIL then
+        known[key] = value
+      end
     end
     -- Rows of one run of tool calls stay together, apart from the rest.
     local lines = s.tail ~= "tool" and { "", tool_line(known) } or { tool_line(known) }
@@ -215,7 +218,11 @@ function M.draw(s, updates)
   for _, update in ipairs(updates) do
     local handler = handlers[update.kind]
     if handler then
-      handler(s, update)
+      -- One update Lua cannot draw costs that update, not the batch.
+      local ok, err = pcall(handler, s, update)
+      if not ok then
+        pcall(M.note, s, ("⚠ an update of kind %s was not drawn: %s"):format(update.kind, err))
+      end
     end
   end
   local last = vim.api.nvim_buf_line_count(s.buf)

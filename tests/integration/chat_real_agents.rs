@@ -1,0 +1,93 @@
+//! Real ACP agents from npm, pinned, in the chat: Gemini CLI 0.61 with
+//! `--acp` (installed by [`crate::real_clis`] in `tests/gemini_cli`)
+//! against its stub model on loopback: a prompt answered, an edit reviewed
+//! in Neovim and on disk only once accepted, a permission asked in Neovim,
+//! and this Neovim's MCP tools listed by the agent (its requests to the
+//! stub model did not carry them in these runs).
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::chat::{send, transcript, wait_status, wait_text};
+use crate::common::{Scratch, Session, eventually, fresh_dir, scratch_dir};
+use crate::real_clis::{GEMINI, Helper, cli_dir, model_env, require_clis, write_settings};
+
+#[tokio::test]
+async fn gemini_cli_in_acp_mode_answers_edits_through_the_review_asks_permission_and_sees_the_mcp_tools()
+ {
+    require_clis();
+    let helpers = scratch_dir("acp-gemini");
+    let work = fresh_dir("acp-gemini-work");
+    let file = work.join("a.txt");
+    std::fs::write(&file, "one\n").unwrap();
+    let model = Helper::start(GEMINI.stub, &helpers, &work).await;
+    let home: Scratch = scratch_dir("acp-gemini-home");
+    let env = model_env(&GEMINI, &model);
+    let mut session_env: Vec<(&str, &Path)> = vec![("HOME", &home)];
+    session_env.extend(env.iter().map(|(n, v)| (*n, Path::new(v.as_str()))));
+    let gemini = cli_dir().join(GEMINI.program);
+    let opts = format!(
+        "{{ log_level = 'debug', acp = {{ agents = {{ gemini = {{ cmd = {{ 'node', '{}', '--acp' }} }} }} }} }}",
+        gemini.display()
+    );
+    let session = Session::start_in(work.clone(), &session_env, &opts).await;
+    write_settings(&GEMINI, &home, &session);
+    session.lockfile().await;
+    session
+        .exec("_G.chat_events = {}; vim.api.nvim_create_autocmd('User', { pattern = 'PiIdeChatPermission', callback = function(a) table.insert(_G.chat_events, a.data) end })")
+        .await;
+    session.exec("require('pi-ide.chat').open('gemini')").await;
+    eventually("Gemini's session ready", || async {
+        let status = crate::chat::status(&session).await;
+        assert_ne!(status, "ended", "{}", transcript(&session).await);
+        (status == "ready").then_some(())
+    })
+    .await;
+
+    send(&session, "hello").await;
+    wait_text(&session, "Hello from the stub model.").await;
+    wait_status(&session, "idle").await;
+    send(&session, &format!("edit {} to two", file.display())).await;
+    let diffs = session.wait_diffs(1).await;
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "one\n",
+        "not before the decision"
+    );
+    crate::chat::accept_edited(&session, &diffs[0], "two, edited").await;
+    eventually("the accepted text on disk", || async {
+        (std::fs::read_to_string(&file).unwrap() == "two, edited\n").then_some(())
+    })
+    .await;
+    wait_status(&session, "idle").await;
+    assert_eq!(
+        session.lua("return #require('pi-ide.diff').list()").await,
+        json!(0),
+        "reviewed once"
+    );
+
+    send(&session, "run command: echo from-gemini > ran.txt").await;
+    eventually("Gemini's permission question in Neovim", || async {
+        let asked = session.lua("return #_G.chat_events").await;
+        (asked == 1).then_some(())
+    })
+    .await;
+    session
+        .exec("require('pi-ide.chat').permission('allow_once')")
+        .await;
+    eventually("the command run", || async {
+        std::fs::read_to_string(work.join("ran.txt"))
+            .ok()
+            .filter(|t| t.contains("from-gemini"))
+    })
+    .await;
+    wait_status(&session, "idle").await;
+    // Gemini's MCP client listed this Neovim's tools (the host's debug
+    // log has the request and the answer).
+    let log = session.host_log();
+    let listed = log
+        .lines()
+        .any(|line| line.contains("ListToolsResult") && line.contains("\"find_references\""));
+    assert!(listed, "Gemini never listed the MCP tools");
+}
