@@ -499,3 +499,25 @@ async fn a_chat_resumes_its_session_where_the_agent_can_load_it() {
     wait_text(&session, "an earlier answer").await;
     wait_status(&session, "ready").await;
 }
+
+#[tokio::test]
+async fn checkhealth_lists_each_chat_agent_and_whether_it_runs() {
+    let session = session_with("{}").await;
+    session
+        .exec("require('pi-ide.config').values.acp.agents.ghost = { cmd = { 'no-such-acp-agent' }, env = {} }")
+        .await;
+    let report = crate::health::health_report(&session).await;
+    let mock = mock_agent().display().to_string();
+    assert!(
+        report.contains("pi-ide chat (:PiIde chat, ACP agents)"),
+        "{report}"
+    );
+    assert!(report.contains(&format!("OK mock: {mock}")), "{report}");
+    assert!(
+        report.contains("ghost is not installed (no-such-acp-agent not on PATH)"),
+        "{report}"
+    );
+    for name in ["gemini", "qwen", "opencode", "claude", "codex", "pi"] {
+        assert!(report.contains(name), "{name}: {report}");
+    }
+}
