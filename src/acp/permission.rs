@@ -139,6 +139,17 @@ async fn review(
         crate::project::edits::review_only(state, &file.path, &before, new_text, &title, tab).await;
     match outcome {
         DiffOutcome::Accepted(text) => {
+            if before.proposal(&text) != before.proposal(new_text) {
+                chat.outbox.notice(
+                    "info",
+                    format!(
+                        "you changed the proposal of {}: it is written as you left it when {} \
+                         writes through Neovim; an agent that writes files itself writes its own",
+                        project.relative(&file.path),
+                        chat.agent
+                    ),
+                );
+            }
             crate::mutex::lock(&chat.approved)
                 .insert(file.path.clone(), (new_text.to_owned(), text));
             Some(true)

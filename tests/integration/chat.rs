@@ -72,10 +72,31 @@ pub(crate) async fn status(session: &Session) -> String {
 }
 
 pub(crate) async fn wait_status(session: &Session, wanted: &str) {
-    eventually(&format!("chat status {wanted}"), || async {
-        (status(session).await == wanted).then_some(())
-    })
-    .await;
+    let deadline = tokio::time::Instant::now() + crate::common::DEADLINE;
+    while status(session).await != wanted {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for chat status {wanted} (it is {}); the transcript:\n{}",
+            status(session).await,
+            transcript(session).await
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Waits until `n` permission questions reached Neovim (`_G.chat_events`
+/// records `PiIdeChatPermission`).
+pub(crate) async fn wait_asked(session: &Session, n: usize) {
+    let deadline = tokio::time::Instant::now() + crate::common::DEADLINE;
+    let count = "local n = 0; for _, e in ipairs(_G.chat_events) do if e.name == nil or e.name == 'PiIdeChatPermission' then n = n + 1 end end; return n";
+    while session.lua(count).await != json!(n) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {n} permission questions; the transcript:\n{}",
+            transcript(session).await
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// Opens the mock's chat and waits until its session is ready.

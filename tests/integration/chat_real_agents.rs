@@ -11,7 +11,35 @@ use serde_json::json;
 
 use crate::chat::{send, transcript, wait_status, wait_text};
 use crate::common::{Scratch, Session, eventually, fresh_dir, scratch_dir};
+use crate::pi_extension::{installed_and_current, run_in};
 use crate::real_clis::{GEMINI, Helper, cli_dir, model_env, require_clis, write_settings};
+
+/// `tests/acp_agents`: the ACP adapters pinned in its package-lock.json.
+fn adapters_dir() -> std::path::PathBuf {
+    crate::common::repo_root().join("tests/acp_agents")
+}
+
+const CLAUDE_ACP: &str = "node_modules/@zed-industries/claude-agent-acp/dist/index.js";
+
+static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Installs the pinned adapters when missing or older than the lockfile.
+fn require_adapters() {
+    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+    if installed_and_current(&adapters_dir(), &[CLAUDE_ACP]) {
+        return;
+    }
+    run_in(
+        &adapters_dir(),
+        "npm",
+        &["ci", "--no-audit", "--no-fund", "--ignore-scripts"],
+        &[],
+    );
+    assert!(
+        adapters_dir().join(CLAUDE_ACP).exists(),
+        "{CLAUDE_ACP} missing after npm ci"
+    );
+}
 
 #[tokio::test]
 async fn gemini_cli_in_acp_mode_answers_edits_through_the_review_asks_permission_and_sees_the_mcp_tools()
@@ -68,11 +96,7 @@ async fn gemini_cli_in_acp_mode_answers_edits_through_the_review_asks_permission
     );
 
     send(&session, "run command: echo from-gemini > ran.txt").await;
-    eventually("Gemini's permission question in Neovim", || async {
-        let asked = session.lua("return #_G.chat_events").await;
-        (asked == 1).then_some(())
-    })
-    .await;
+    crate::chat::wait_asked(&session, 1).await;
     session
         .exec("require('pi-ide.chat').permission('allow_once')")
         .await;
@@ -90,4 +114,101 @@ async fn gemini_cli_in_acp_mode_answers_edits_through_the_review_asks_permission
         .lines()
         .any(|line| line.contains("ListToolsResult") && line.contains("\"find_references\""));
     assert!(listed, "Gemini never listed the MCP tools");
+}
+
+#[tokio::test]
+async fn claude_code_through_claude_agent_acp_answers_edits_through_the_review_asks_permission_and_lists_the_mcp_tools()
+ {
+    require_adapters();
+    let helpers = scratch_dir("acp-claude");
+    let work = fresh_dir("acp-claude-work");
+    let file = work.join("a.txt");
+    std::fs::write(&file, "one\n").unwrap();
+    let model = Helper::start_at(&adapters_dir(), "stub_anthropic.py", &helpers, &work).await;
+    let home: Scratch = scratch_dir("acp-claude-home");
+    let url = format!("http://127.0.0.1:{}", model.port);
+    let session_env: Vec<(&str, &Path)> = vec![
+        ("HOME", &home),
+        ("ANTHROPIC_API_KEY", Path::new("stub-key")),
+        ("ANTHROPIC_BASE_URL", Path::new(&url)),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", Path::new("1")),
+        ("DISABLE_AUTOUPDATER", Path::new("1")),
+        // The adapter starts Claude Code able to skip permissions later,
+        // which it refuses as root (CI's user) outside a sandbox.
+        ("IS_SANDBOX", Path::new("1")),
+    ];
+    let adapter = adapters_dir().join(CLAUDE_ACP);
+    let opts = format!(
+        "{{ log_level = 'debug', acp = {{ agents = {{ claude = {{ cmd = {{ 'node', '{}' }} }} }} }} }}",
+        adapter.display()
+    );
+    let session = Session::start_in(work.clone(), &session_env, &opts).await;
+    session.lockfile().await;
+    session
+        .exec("_G.chat_events = {}; vim.api.nvim_create_autocmd('User', { pattern = 'PiIdeChatPermission', callback = function(a) table.insert(_G.chat_events, a.data) end })")
+        .await;
+    session.exec("require('pi-ide.chat').open('claude')").await;
+    eventually("Claude's session ready", || async {
+        let status = crate::chat::status(&session).await;
+        assert_ne!(
+            status,
+            "ended",
+            "{}\n{}",
+            transcript(&session).await,
+            session
+                .host_log()
+                .lines()
+                .filter(|l| l.contains("stderr"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        (status == "ready").then_some(())
+    })
+    .await;
+
+    send(&session, "hello").await;
+    wait_text(&session, "Hello from the stub model.").await;
+    wait_status(&session, "idle").await;
+
+    send(&session, &format!("edit {} to two", file.display())).await;
+    let diffs = session.wait_diffs(1).await;
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "one\n",
+        "not before the decision"
+    );
+    // The adapter writes the file itself once allowed (not through
+    // fs/write_text_file): the proposal as it was lands, and the person,
+    // who edited it, is told so.
+    crate::chat::accept_edited(&session, &diffs[0], "two, edited").await;
+    eventually("the allowed write on disk", || async {
+        (std::fs::read_to_string(&file).unwrap() == "two\n").then_some(())
+    })
+    .await;
+    wait_text(&session, "you changed the proposal of a.txt").await;
+    wait_status(&session, "idle").await;
+    assert_eq!(
+        session.lua("return #require('pi-ide.diff').list()").await,
+        json!(0),
+        "reviewed once"
+    );
+
+    send(&session, "run command: echo from-claude > ran.txt").await;
+
+    crate::chat::wait_asked(&session, 1).await;
+    session
+        .exec("require('pi-ide.chat').permission('allow_once')")
+        .await;
+    eventually("the command run", || async {
+        std::fs::read_to_string(work.join("ran.txt"))
+            .ok()
+            .filter(|t| t.contains("from-claude"))
+    })
+    .await;
+    wait_status(&session, "idle").await;
+    let log = session.host_log();
+    let listed = log
+        .lines()
+        .any(|line| line.contains("ListToolsResult") && line.contains("\"find_references\""));
+    assert!(listed, "Claude never listed the MCP tools");
 }

@@ -123,12 +123,17 @@ pub(crate) struct Helper {
 impl Helper {
     /// `python3 tests/gemini_cli/<script> <port-file> <log-file>` in `cwd`.
     pub(crate) async fn start(script: &str, dir: &Path, cwd: &Path) -> Helper {
+        Self::start_at(&cli_dir(), script, dir, cwd).await
+    }
+
+    /// `python3 <scripts>/<script> <port-file> <log-file>` in `cwd`.
+    pub(crate) async fn start_at(scripts: &Path, script: &str, dir: &Path, cwd: &Path) -> Helper {
         let (port_file, log) = (
             dir.join(format!("{script}.port")),
             dir.join(format!("{script}.log")),
         );
         let child = Command::new("python3")
-            .arg(cli_dir().join(script))
+            .arg(scripts.join(script))
             .args([&port_file, &log])
             .current_dir(cwd)
             .stdin(Stdio::null())
