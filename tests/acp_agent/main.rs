@@ -3,6 +3,7 @@
 //!
 //! * `hello` – a thought, a plan, a tool call with a location, a message.
 //! * `stream N` / `flood N` – N message chunks (lines / single characters).
+//! * `big BYTES CHUNK` – BYTES of Markdown prose in CHUNK-byte chunks.
 //! * `read PATH [LINE LIMIT]` – `fs/read_text_file`, answered as `READ:…`.
 //! * `write PATH TEXT…` – `fs/write_text_file`, answered `WRITE OK` or `WRITE ERROR: …`.
 //! * `permission` – `session/request_permission` without a diff.
@@ -127,6 +128,19 @@ async fn prompt(
                 say(&cx, &session, &text);
                 if words[0] == "stream" && i % 50 == 49 {
                     tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+                }
+            }
+            say(&cx, &session, "\nDONE");
+        }
+        "big" => {
+            let bytes: usize = words.get(1).and_then(|n| n.parse().ok()).unwrap_or(1 << 20);
+            let chunk: usize = words.get(2).and_then(|n| n.parse().ok()).unwrap_or(16);
+            let line = "Some **Markdown** prose with `code` in it, as an agent writes.\n";
+            let text: String = line.repeat(bytes / line.len() + 1)[..bytes].to_owned();
+            for (i, piece) in text.as_bytes().chunks(chunk).enumerate() {
+                say(&cx, &session, std::str::from_utf8(piece).unwrap_or("?"));
+                if i % 256 == 255 {
+                    tokio::task::yield_now().await;
                 }
             }
             say(&cx, &session, "\nDONE");

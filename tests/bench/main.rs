@@ -3,11 +3,12 @@
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
 //! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `large_diff`, `mcp_tools`,
-//! `lsp_references`, `watch`, `statusline`, `side_by_side`) to run one group.
+//! `lsp_references`, `watch`, `statusline`, `side_by_side`, `chat`) to run one group.
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
 
+mod chat;
 mod diagnostics;
 mod editor;
 mod follow;
@@ -74,6 +75,9 @@ async fn main() {
     }
     if runs("statusline") {
         follow::statusline().await;
+    }
+    if runs("chat") {
+        chat::run().await;
     }
     if runs("side_by_side") {
         side_by_side::run().await;

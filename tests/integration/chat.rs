@@ -139,7 +139,7 @@ async fn a_prompt_streams_its_answer_thoughts_plan_and_tool_rows_into_the_transc
     assert!(text.contains("### You\nhello"), "{text}");
     assert!(text.contains("┆ Thinking it over"), "{text}");
     assert!(
-        text.contains("- [x] Look around") && text.contains("- [~] Answer"),
+        text.contains("- [x] Look around") && text.contains("- [ ] Answer ◐"),
         "{text}"
     );
     assert!(

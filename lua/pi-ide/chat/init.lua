@@ -54,6 +54,14 @@ local function refresh_statusline()
   statusline = ("%s: %s%s%s"):format(s.agent, s.status, mode and mode ~= vim.NIL and (" · " .. mode) or "", waiting)
 end
 
+-- Highlighting for streaming (regex syntax) or at rest (tree-sitter).
+local function set_streaming(s, streaming)
+  if s.streaming ~= streaming then
+    s.streaming = streaming
+    render.streaming(s.buf, streaming)
+  end
+end
+
 local function info(s)
   return { id = s.id, agent = s.agent, status = s.status, title = s.title }
 end
@@ -83,6 +91,7 @@ local function show(s, enter)
     vim.api.nvim_set_current_win(win)
   end
   render.setup_window(win)
+  render.fold_thoughts(s, win)
   vim.cmd("belowright 6split")
   local pwin = vim.api.nvim_get_current_win()
   vim.api.nvim_win_set_buf(pwin, s.prompt_buf)
@@ -223,6 +232,7 @@ function M.open(agent, opts)
   s.buf = vim.api.nvim_create_buf(true, true)
   vim.api.nvim_buf_set_name(s.buf, ("pi-ide://chat/%s#%d"):format(name, id))
   render.setup_buffer(s.buf)
+  s.streaming = false
   s.prompt_buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(s.prompt_buf, ("pi-ide://chat/%s#%d/prompt"):format(name, id))
   vim.bo[s.prompt_buf].filetype = "pi-ide-chat-prompt"
@@ -262,6 +272,7 @@ function M.send(text, opts)
     return false
   end
   local blocks = require("pi-ide.chat.prompt").blocks(text, { embedded = s.embedded, buf = s.origin })
+  set_streaming(s, true)
   render.draw(s, { { kind = "user", text = text } })
   s.tail = nil
   s.status = "working"
@@ -510,6 +521,8 @@ function M.on_update(id, updates)
     ended = ended or (update.kind == "ended" and update.reason)
   end
   render.draw(s, updates)
+  -- After drawing: the batch's text went in under the cheaper highlighting.
+  set_streaming(s, s.status == "working" or s.status == "starting")
   refresh_statusline()
   util.emit("PiIdeChatUpdate", info(s))
   if ended then

@@ -71,18 +71,58 @@ local function block(s, lines)
   return count
 end
 
+-- Folds rows `first`..`last` (0-based) in window `win`: thoughts start closed.
+local function fold_in(win, first, last)
+  vim.api.nvim_win_call(win, function()
+    vim.cmd(("silent! %d,%dfold"):format(first + 1, last + 1))
+  end)
+end
+
+-- A thought block ended: it folds in every window showing the transcript
+-- (a manual fold; an expression would be evaluated for every line drawn).
+local function close_thought(s)
+  local open = s.thought
+  if not open then
+    return
+  end
+  s.thought = nil
+  local first = vim.api.nvim_buf_get_extmark_by_id(s.buf, ns, open, {})[1]
+  local last = vim.api.nvim_buf_line_count(s.buf) - 1
+  if not first then
+    return
+  end
+  s.thoughts = s.thoughts or {}
+  table.insert(s.thoughts, { mark = open, last = vim.api.nvim_buf_set_extmark(s.buf, ns, last, 0, {}) })
+  for _, win in ipairs(vim.fn.win_findbuf(s.buf)) do
+    fold_in(win, first, last)
+  end
+end
+
+--- Folds every thought in `win` (a window that just began to show the transcript).
+function M.fold_thoughts(s, win)
+  for _, thought in ipairs(s.thoughts or {}) do
+    local first = vim.api.nvim_buf_get_extmark_by_id(s.buf, ns, thought.mark, {})[1]
+    local last = vim.api.nvim_buf_get_extmark_by_id(s.buf, ns, thought.last, {})[1]
+    if first and last then
+      fold_in(win, first, last)
+    end
+  end
+end
+
 -- Text of kind `kind` (text, thought, user), continuing a block of that kind.
 local function chunk(s, kind, text)
   if text == "" then
     return
   end
   if s.tail ~= kind then
+    close_thought(s)
     if kind == "user" then
       block(s, { "", "### You", "" })
     elseif kind == "text" then
       block(s, { "", "### " .. s.agent, "" })
     else
-      block(s, { "", M.THOUGHT })
+      local row = block(s, { "", M.THOUGHT }) + 1
+      s.thought = vim.api.nvim_buf_set_extmark(s.buf, ns, row, 0, { right_gravity = false })
     end
     s.tail = kind
   end
@@ -141,12 +181,14 @@ local function tool(s, update, new)
   end
 end
 
-local PLAN_MARKS = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
+-- Markdown task lists know two states; the one in progress is marked after.
+local PLAN_MARKS = { completed = "[x]", in_progress = "[ ]", pending = "[ ]" }
 
 local function plan(s, entries)
   local lines = { "**Plan**" }
   for _, entry in ipairs(entries) do
-    lines[#lines + 1] = ("- %s %s"):format(PLAN_MARKS[entry.status] or "[ ]", entry.content)
+    local doing = entry.status == "in_progress" and " ◐" or ""
+    lines[#lines + 1] = ("- %s %s%s"):format(PLAN_MARKS[entry.status] or "[ ]", entry.content, doing)
   end
   local row = s.plan and vim.api.nvim_buf_get_extmark_by_id(s.buf, ns, s.plan.mark, {})[1]
   if row then
@@ -217,6 +259,9 @@ function M.draw(s, updates)
   local follow = followers(s.buf)
   for _, update in ipairs(updates) do
     local handler = handlers[update.kind]
+    if update.kind ~= "thought" and update.kind ~= "text" and update.kind ~= "user" then
+      close_thought(s)
+    end
     if handler then
       -- One update Lua cannot draw costs that update, not the batch.
       local ok, err = pcall(handler, s, update)
@@ -243,7 +288,7 @@ function M.tool_at(s, row)
   end
 end
 
---- Sets up a transcript buffer: Markdown highlighting, thoughts folded.
+--- Sets up a transcript buffer, highlighted as Markdown.
 function M.setup_buffer(buf)
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "hide"
@@ -251,7 +296,23 @@ function M.setup_buffer(buf)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = "pi-ide-chat"
   pcall(vim.treesitter.language.register, "markdown", "pi-ide-chat")
-  pcall(vim.treesitter.start, buf, "markdown")
+  M.streaming(buf, false)
+end
+
+--- While an answer streams, the transcript is highlighted by Vim's regex
+--- syntax, which looks only at the lines on screen; in between, by
+--- tree-sitter. Tree-sitter re-checks its Markdown trees (one per
+--- paragraph's inline text) at every edit: 300 ms a frame for a 40 KB
+--- answer in a long transcript.
+---@param buf integer
+---@param streaming boolean
+function M.streaming(buf, streaming)
+  if streaming then
+    pcall(vim.treesitter.stop, buf)
+    vim.bo[buf].syntax = "markdown"
+  elseif not pcall(vim.treesitter.start, buf, "markdown") then
+    vim.bo[buf].syntax = "markdown"
+  end
 end
 
 --- Window options of a window showing a transcript.
@@ -261,8 +322,7 @@ function M.setup_window(win)
   wo.linebreak = true
   wo.number = false
   wo.relativenumber = false
-  wo.foldmethod = "expr"
-  wo.foldexpr = "strpart(getline(v:lnum),0,4)==#'" .. M.THOUGHT .. "'"
+  wo.foldmethod = "manual"
   wo.foldlevel = 0
   wo.foldenable = true
   -- A one-line thought folds too.
