@@ -57,16 +57,19 @@ async fn chat_session() -> Session {
         .await;
     session.exec("require('pi-ide.chat').open('mock')").await;
     eventually("the mock's session", || async {
-        let list = session.lua("return require('pi-ide.chat').sessions()").await;
+        let list = session
+            .lua("return require('pi-ide.chat').sessions()")
+            .await;
         (list[0]["status"] == "ready").then_some(())
     })
     .await;
     session
 }
 
-/// Sends `prompt` and waits for its DONE; (ms from send to first text,
-/// UI ns of each batch, longest freeze ns).
-async fn stream(session: &Session, prompt: &str) -> (f64, Vec<f64>, f64) {
+/// Sends `prompt` and waits for its end; (ms from send to first text,
+/// UI ns of each batch, longest freeze ns, most CPU ns between two probe
+/// callbacks: the freeze a machine with a core to spare would see).
+async fn stream(session: &Session, prompt: &str) -> (f64, Vec<f64>, f64, f64) {
     session
         .exec(&format!(
             "_G.bench.calls = {{}}; _G.bench.first = nil; _G.stall.reset()
@@ -85,12 +88,14 @@ async fn stream(session: &Session, prompt: &str) -> (f64, Vec<f64>, f64) {
         assert!(
             std::time::Instant::now() < deadline,
             "the answer to {prompt} did not end: {status}, {} lines",
-            session.lua("return #require('pi-ide.chat').transcript()").await
+            session
+                .lua("return #require('pi-ide.chat').transcript()")
+                .await
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     let figures = session
-        .lua("local b = _G.bench; return { (b.first - b.sent) / 1e6, b.calls, _G.stall.max }")
+        .lua("local b = _G.bench; return { (b.first - b.sent) / 1e6, b.calls, _G.stall.max, _G.stall.busy }")
         .await;
     let calls = figures[1]
         .as_array()
@@ -102,6 +107,7 @@ async fn stream(session: &Session, prompt: &str) -> (f64, Vec<f64>, f64) {
         figures[0].as_f64().unwrap(),
         calls,
         figures[2].as_f64().unwrap(),
+        figures[3].as_f64().unwrap(),
     )
 }
 
@@ -115,9 +121,8 @@ pub async fn run() {
     // 2,000 lines of ~40 bytes in 20-byte chunks: 4,000 chunks.
     let chunks = 4_000.0;
     let (mut first_ms, mut per_chunk_us, mut p50, mut p99) = (vec![], vec![], vec![], vec![]);
-    for run in 0..RUNS {
-        eprintln!("chat bench: run {run}");
-        let (first, calls, _) = stream(&session, "big 80000 20").await;
+    for _ in 0..RUNS {
+        let (first, calls, _, _) = stream(&session, "big 80000 20").await;
         first_ms.push(first);
         per_chunk_us.push(calls.iter().sum::<f64>() / chunks / 1e3);
         p50.push(percentile(calls.clone(), 0.5) / 1e3);
@@ -127,14 +132,15 @@ pub async fn run() {
     report("chat_ui_time_per_chunk", median(per_chunk_us), "µs");
     report("chat_ui_time_per_draw_p50", median(p50), "µs");
     report("chat_ui_time_per_draw_p99", median(p99), "µs");
-    let mut freeze = vec![];
-    let mut draws = vec![];
+    let (mut freeze, mut busy, mut draws) = (vec![], vec![], vec![]);
     for _ in 0..3 {
         let session = chat_session().await;
-        let (_, calls, longest) = stream(&session, "big 1048576 16").await;
+        let (_, calls, longest, cpu) = stream(&session, "big 1048576 16").await;
         freeze.push(longest / 1e6);
+        busy.push(cpu / 1e6);
         draws.push(calls.len() as f64);
     }
     report("chat_1mb_answer_longest_freeze", median(freeze), "ms");
+    report("chat_1mb_answer_longest_busy", median(busy), "ms");
     report("chat_1mb_answer_draws", median(draws), "calls");
 }

@@ -62,58 +62,77 @@ async fn gemini_cli_in_acp_mode_answers_edits_through_the_review_asks_permission
     let session = Session::start_in(work.clone(), &session_env, &opts).await;
     write_settings(&GEMINI, &home, &session);
     session.lockfile().await;
+    // Gemini CLI writes through Neovim (fs/write_text_file): the person's
+    // edits to the proposal are what lands.
+    drive(&session, "gemini", &work, "two, edited\n").await;
+}
+
+/// What both agents are put through, in the chat of `session` with agent
+/// `agent`, in `work` (whose a.txt holds "one"): a prompt answered; an
+/// edit reviewed in Neovim (the proposal edited to "two, edited"), on disk
+/// only once accepted and then as `written`, and shown once; a shell
+/// command asked in Neovim and run once allowed; this Neovim's MCP tools
+/// listed by the agent's MCP client (the host's debug log has the request
+/// and its answer).
+async fn drive(session: &Session, agent: &str, work: &Path, written: &str) {
+    let file = work.join("a.txt");
     session
         .exec("_G.chat_events = {}; vim.api.nvim_create_autocmd('User', { pattern = 'PiIdeChatPermission', callback = function(a) table.insert(_G.chat_events, a.data) end })")
         .await;
-    session.exec("require('pi-ide.chat').open('gemini')").await;
-    eventually("Gemini's session ready", || async {
-        let status = crate::chat::status(&session).await;
-        assert_ne!(status, "ended", "{}", transcript(&session).await);
+    session
+        .lua_with("require('pi-ide.chat').open(...)", vec![json!(agent)])
+        .await;
+    eventually(&format!("{agent}'s session ready"), || async {
+        let status = crate::chat::status(session).await;
+        assert_ne!(status, "ended", "{}", transcript(session).await);
         (status == "ready").then_some(())
     })
     .await;
 
-    send(&session, "hello").await;
-    wait_text(&session, "Hello from the stub model.").await;
-    wait_status(&session, "idle").await;
-    send(&session, &format!("edit {} to two", file.display())).await;
+    send(session, "hello").await;
+    wait_text(session, "Hello from the stub model.").await;
+    wait_status(session, "idle").await;
+
+    send(session, &format!("edit {} to two", file.display())).await;
     let diffs = session.wait_diffs(1).await;
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         "one\n",
         "not before the decision"
     );
-    crate::chat::accept_edited(&session, &diffs[0], "two, edited").await;
-    eventually("the accepted text on disk", || async {
-        (std::fs::read_to_string(&file).unwrap() == "two, edited\n").then_some(())
+    crate::chat::accept_edited(session, &diffs[0], "two, edited").await;
+    eventually("the accepted write on disk", || async {
+        (std::fs::read_to_string(&file).unwrap() == written).then_some(())
     })
     .await;
-    wait_status(&session, "idle").await;
+    wait_status(session, "idle").await;
     assert_eq!(
         session.lua("return #require('pi-ide.diff').list()").await,
         json!(0),
         "reviewed once"
     );
 
-    send(&session, "run command: echo from-gemini > ran.txt").await;
-    crate::chat::wait_asked(&session, 1).await;
+    send(
+        session,
+        &format!("run command: echo from-{agent} > ran.txt"),
+    )
+    .await;
+    crate::chat::wait_asked(session, 1).await;
     session
         .exec("require('pi-ide.chat').permission('allow_once')")
         .await;
     eventually("the command run", || async {
         std::fs::read_to_string(work.join("ran.txt"))
             .ok()
-            .filter(|t| t.contains("from-gemini"))
+            .filter(|t| t.contains(&format!("from-{agent}")))
     })
     .await;
-    wait_status(&session, "idle").await;
-    // Gemini's MCP client listed this Neovim's tools (the host's debug
-    // log has the request and the answer).
-    let log = session.host_log();
-    let listed = log
+    wait_status(session, "idle").await;
+    let listed = session
+        .host_log()
         .lines()
         .any(|line| line.contains("ListToolsResult") && line.contains("\"find_references\""));
-    assert!(listed, "Gemini never listed the MCP tools");
+    assert!(listed, "{agent} never listed the MCP tools");
 }
 
 #[tokio::test]
@@ -144,71 +163,9 @@ async fn claude_code_through_claude_agent_acp_answers_edits_through_the_review_a
     );
     let session = Session::start_in(work.clone(), &session_env, &opts).await;
     session.lockfile().await;
-    session
-        .exec("_G.chat_events = {}; vim.api.nvim_create_autocmd('User', { pattern = 'PiIdeChatPermission', callback = function(a) table.insert(_G.chat_events, a.data) end })")
-        .await;
-    session.exec("require('pi-ide.chat').open('claude')").await;
-    eventually("Claude's session ready", || async {
-        let status = crate::chat::status(&session).await;
-        assert_ne!(
-            status,
-            "ended",
-            "{}\n{}",
-            transcript(&session).await,
-            session
-                .host_log()
-                .lines()
-                .filter(|l| l.contains("stderr"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
-        (status == "ready").then_some(())
-    })
-    .await;
-
-    send(&session, "hello").await;
-    wait_text(&session, "Hello from the stub model.").await;
-    wait_status(&session, "idle").await;
-
-    send(&session, &format!("edit {} to two", file.display())).await;
-    let diffs = session.wait_diffs(1).await;
-    assert_eq!(
-        std::fs::read_to_string(&file).unwrap(),
-        "one\n",
-        "not before the decision"
-    );
     // The adapter writes the file itself once allowed (not through
     // fs/write_text_file): the proposal as it was lands, and the person,
     // who edited it, is told so.
-    crate::chat::accept_edited(&session, &diffs[0], "two, edited").await;
-    eventually("the allowed write on disk", || async {
-        (std::fs::read_to_string(&file).unwrap() == "two\n").then_some(())
-    })
-    .await;
+    drive(&session, "claude", &work, "two\n").await;
     wait_text(&session, "you changed the proposal of a.txt").await;
-    wait_status(&session, "idle").await;
-    assert_eq!(
-        session.lua("return #require('pi-ide.diff').list()").await,
-        json!(0),
-        "reviewed once"
-    );
-
-    send(&session, "run command: echo from-claude > ran.txt").await;
-
-    crate::chat::wait_asked(&session, 1).await;
-    session
-        .exec("require('pi-ide.chat').permission('allow_once')")
-        .await;
-    eventually("the command run", || async {
-        std::fs::read_to_string(work.join("ran.txt"))
-            .ok()
-            .filter(|t| t.contains("from-claude"))
-    })
-    .await;
-    wait_status(&session, "idle").await;
-    let log = session.host_log();
-    let listed = log
-        .lines()
-        .any(|line| line.contains("ListToolsResult") && line.contains("\"find_references\""));
-    assert!(listed, "Claude never listed the MCP tools");
 }

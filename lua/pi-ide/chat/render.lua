@@ -7,8 +7,11 @@ local M = {}
 
 local ns = vim.api.nvim_create_namespace("pi-ide-chat")
 
--- Thought lines start with this; the fold expression closes them.
+-- Thought lines start with this.
 M.THOUGHT = "┆ "
+
+-- The largest transcript tree-sitter highlights (bytes).
+M.TREESITTER_MAX_BYTES = 256 * 1024
 
 local STATUS_ICONS = { pending = "○", in_progress = "◐", completed = "●", failed = "✗" }
 
@@ -307,7 +310,10 @@ end
 ---@param buf integer
 ---@param streaming boolean
 function M.streaming(buf, streaming)
-  if streaming then
+  local size = vim.api.nvim_buf_get_offset(buf, vim.api.nvim_buf_line_count(buf))
+  -- Above this, tree-sitter's first parse of the whole transcript (one
+  -- tree per paragraph) freezes Neovim for seconds: 1.9 s at 1 MB.
+  if streaming or size > M.TREESITTER_MAX_BYTES then
     pcall(vim.treesitter.stop, buf)
     vim.bo[buf].syntax = "markdown"
   elseif not pcall(vim.treesitter.start, buf, "markdown") then
