@@ -20,13 +20,14 @@ fn adapters_dir() -> std::path::PathBuf {
 }
 
 const CLAUDE_ACP: &str = "node_modules/@zed-industries/claude-agent-acp/dist/index.js";
+const PI_ACP: &str = "node_modules/pi-acp/dist/index.js";
 
 static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Installs the pinned adapters when missing or older than the lockfile.
 fn require_adapters() {
     let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    if installed_and_current(&adapters_dir(), &[CLAUDE_ACP]) {
+    if installed_and_current(&adapters_dir(), &[CLAUDE_ACP, PI_ACP]) {
         return;
     }
     run_in(
@@ -168,4 +169,76 @@ async fn claude_code_through_claude_agent_acp_answers_edits_through_the_review_a
     // who edited it, is told so.
     drive(&session, "claude", &work, "two\n").await;
     wait_text(&session, "you changed the proposal of a.txt").await;
+}
+
+/// pi through pi-acp, running the newest pi pinned in `pi/earendil` (pi-acp
+/// 0.0.34 gets no session from pi 0.73) with an OpenAI-compatible stub
+/// model: a prompt answered in the chat. (pi edits files itself and has no
+/// MCP client: pi-acp hands it neither the client's files nor the MCP
+/// servers.)
+#[tokio::test]
+async fn pi_through_pi_acp_answers_in_the_chat() {
+    require_adapters();
+    let newest = crate::pi_extension::newest_pi();
+    let helpers = scratch_dir("acp-pi");
+    let work = fresh_dir("acp-pi-work");
+    let model = Helper::start("stub_openai.py", &helpers, &work).await;
+    let home: Scratch = scratch_dir("acp-pi-home");
+    let agent_dir = home.join("agent");
+    std::fs::create_dir_all(&agent_dir).unwrap();
+    let provider = json!({
+        "baseUrl": format!("http://127.0.0.1:{}/v1", model.port),
+        "api": "openai-completions",
+        "apiKey": "stub-key",
+        "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+        "models": [{"id": "stub-model", "name": "Stub", "reasoning": false, "input": ["text"]}],
+    });
+    std::fs::write(
+        agent_dir.join("models.json"),
+        json!({"providers": {"stub": provider}}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        agent_dir.join("settings.json"),
+        json!({"defaultProvider": "stub", "defaultModel": "stub-model"}).to_string(),
+    )
+    .unwrap();
+    // pi-acp runs one program: the newest pi on the Node it needs.
+    let pi = home.join("pi");
+    std::fs::write(
+        &pi,
+        format!(
+            "#!/bin/sh\nexec '{}' '{}' \"$@\"\n",
+            newest.node.display(),
+            newest.cli.display()
+        ),
+    )
+    .unwrap();
+    let mut mode = std::fs::metadata(&pi).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&pi, mode).unwrap();
+    let session_env: Vec<(&str, &Path)> = vec![
+        ("HOME", &home),
+        ("PI_CODING_AGENT_DIR", &agent_dir),
+        ("PI_ACP_PI_COMMAND", &pi),
+        ("PI_OFFLINE", Path::new("1")),
+        ("PI_SKIP_VERSION_CHECK", Path::new("1")),
+    ];
+    let adapter = adapters_dir().join(PI_ACP);
+    let opts = format!(
+        "{{ acp = {{ agents = {{ pi = {{ cmd = {{ 'node', '{}' }} }} }} }} }}",
+        adapter.display()
+    );
+    let session = Session::start_in(work.clone(), &session_env, &opts).await;
+    session.lockfile().await;
+    session.exec("require('pi-ide.chat').open('pi')").await;
+    eventually("pi's session ready", || async {
+        let status = crate::chat::status(&session).await;
+        assert_ne!(status, "ended", "{}", transcript(&session).await);
+        (status == "ready").then_some(())
+    })
+    .await;
+    send(&session, "hello").await;
+    wait_text(&session, "Hello from the stub model.").await;
+    wait_status(&session, "idle").await;
 }
