@@ -26,8 +26,9 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, CancelNotification, CreateTerminalRequest, InitializeRequest,
     KillTerminalRequest, LoadSessionRequest, NewSessionRequest, PromptRequest, ReadTextFileRequest,
-    ReleaseTerminalRequest, RequestPermissionRequest, SessionNotification, SetSessionModeRequest,
-    TerminalOutputRequest, WaitForTerminalExitRequest, WriteTextFileRequest,
+    ReleaseTerminalRequest, RequestPermissionRequest, SessionNotification,
+    SetSessionConfigOptionRequest, SetSessionModeRequest, TerminalOutputRequest,
+    WaitForTerminalExitRequest, WriteTextFileRequest,
 };
 use agent_client_protocol::{
     ByteStreams, Client, Error, JsonRpcRequest, on_receive_notification, on_receive_request,
@@ -77,6 +78,12 @@ where
         .await
         .map(|answer| to_json(&answer))
         .map_err(|error| error.message)
+}
+
+/// The mock's one session option: its model, `fast` or `smart`.
+fn model_option(current: &str) -> Json {
+    json!({"type": "select", "id": "model", "name": "Model", "currentValue": current,
+        "options": [{"value": "fast", "name": "Fast"}, {"value": "smart", "name": "Smart"}]})
 }
 
 /// Runs one prompt; its stop reason.
@@ -325,7 +332,8 @@ async fn main() -> Result<(), Error> {
                 *a1.mcp_servers.lock().unwrap() = to_json(&request.mcp_servers);
                 responder.respond(typed(json!({"sessionId": "mock-session",
                     "modes": {"currentModeId": "ask", "availableModes": [
-                        {"id": "ask", "name": "Ask"}, {"id": "code", "name": "Code"}]}})))?;
+                        {"id": "ask", "name": "Ask"}, {"id": "code", "name": "Code"}]},
+                    "configOptions": [model_option("fast")]})))?;
                 update(&cx, "mock-session", json!({"sessionUpdate": "available_commands_update",
                     "availableCommands": [{"name": "review", "description": "Review the code"}]}));
                 Ok(())
@@ -348,6 +356,13 @@ async fn main() -> Result<(), Error> {
                 responder.respond(typed(json!({})))?;
                 update(&cx, "mock-session", json!({"sessionUpdate": "current_mode_update", "currentModeId": mode}));
                 Ok(())
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest, responder, _cx| {
+                let value = to_json(&request)["value"].as_str().unwrap_or_default().to_owned();
+                responder.respond(typed(json!({"configOptions": [model_option(&value)]})))
             },
             on_receive_request!(),
         )

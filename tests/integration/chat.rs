@@ -184,6 +184,12 @@ async fn a_prompt_streams_its_answer_thoughts_plan_and_tool_rows_into_the_transc
         (line == "mock: idle · code").then_some(())
     })
     .await;
+    wait_text(&session, "> mode: code").await;
+    // Session options: the agent's own, set and shown.
+    session
+        .exec("require('pi-ide.chat').option('model', 'smart')")
+        .await;
+    wait_text(&session, "> options: Model = smart").await;
     let events = session.lua("return _G.chat_events").await;
     assert!(
         events

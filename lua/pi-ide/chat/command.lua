@@ -13,6 +13,9 @@ local actions = {
   mode = function(chat, args)
     chat.mode(args[1])
   end,
+  option = function(chat, args)
+    chat.option(args[1], args[2])
+  end,
   permission = function(chat, args)
     local choice = args[1] and (tonumber(args[1]) or args[1]) or nil
     chat.permission(choice)

@@ -403,6 +403,47 @@ function M.mode(mode, id)
   end)
 end
 
+--- Sets one of the agent's session options (`session/set_config_option`):
+--- `option` and `value` by id, or picked with `vim.ui.select`.
+---@param option? string
+---@param value? string
+---@param id? integer
+function M.option(option, value, id)
+  local s = session(id)
+  local options = s and type(s.config_options) == "table" and s.config_options or {}
+  if #options == 0 then
+    util.notify("this agent offers no session options")
+    return
+  end
+  local function set(chosen, to)
+    seam.notify("chat", { op = "config", chat = s.id, option = chosen, value = to })
+  end
+  if option and value then
+    set(option, value)
+    return
+  end
+  vim.ui.select(options, {
+    prompt = s.agent .. " option",
+    format_item = function(o)
+      return ("%s (%s)"):format(o.name or o.id, tostring(o.currentValue))
+    end,
+  }, function(o)
+    if not o then
+      return
+    end
+    vim.ui.select(type(o.options) == "table" and o.options or {}, {
+      prompt = o.name or o.id,
+      format_item = function(v)
+        return v.name or tostring(v.value)
+      end,
+    }, function(v)
+      if v then
+        set(o.id, v.value)
+      end
+    end)
+  end)
+end
+
 --- Signs in with one of the agent's methods.
 function M.auth(method, id)
   local s = session(id)

@@ -246,6 +246,16 @@ local handlers = {
   ended = function(s, u)
     M.note(s, "■ session ended: " .. tostring(u.reason))
   end,
+  mode = function(s, u)
+    M.note(s, "mode: " .. tostring(u.mode))
+  end,
+  config = function(s, u)
+    local shown = {}
+    for _, option in ipairs(type(u.options) == "table" and u.options or {}) do
+      shown[#shown + 1] = ("%s = %s"):format(option.name or option.id, tostring(option.currentValue))
+    end
+    M.note(s, "options: " .. table.concat(shown, ", "))
+  end,
   auth = function(s, u)
     local names = {}
     for _, method in ipairs(u.methods or {}) do
