@@ -331,6 +331,10 @@ async fn commands_run_in_a_terminal_buffer_and_can_be_killed() {
     send(&session, "terminal printf %s\\n hello there").await;
     let text = wait_text(&session, "TERMINAL exit=0").await;
     assert!(text.contains("output=hello|there"), "{text}");
+    assert!(
+        !text.contains("Process exited"),
+        "only the command's output: {text}"
+    );
     let terminal = session
         .lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):find('pi%-ide://chat/1/term%-') then return vim.bo[b].buftype end end")
         .await;

@@ -62,6 +62,13 @@ function M.output(id)
   while #lines > 0 and lines[#lines] == "" do
     lines[#lines] = nil
   end
+  -- Neovim's own line under a finished job is no output of the command.
+  if #lines > 0 and lines[#lines]:match("^%[Process exited %-?%d+%]$") then
+    lines[#lines] = nil
+    while #lines > 0 and lines[#lines] == "" do
+      lines[#lines] = nil
+    end
+  end
   local text = table.concat(lines, "\n")
   local truncated = first > 0 or #text > terminal.limit
   if #text > terminal.limit then
