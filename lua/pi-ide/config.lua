@@ -365,6 +365,18 @@ local function acp_agent(name, value)
   return { cmd = vim.deepcopy(value.cmd), env = value.env and vim.deepcopy(value.env) }
 end
 
+-- Options that are tables of agents, each entry checked on its own.
+local agent_tables = {
+  ["agent.agents"] = function(agent, spec)
+    local kept, problem = own_agent(agent, spec)
+    if kept and not valid_command(kept.cmd) then
+      return nil, ("option `agent.agents.%s.cmd` must name a program"):format(agent)
+    end
+    return kept, problem
+  end,
+  ["acp.agents"] = acp_agent,
+}
+
 local function accepts(expected, value)
   expected = type(expected) == "table" and expected or { expected }
   return vim.tbl_contains(expected, type(value)), table.concat(expected, " or ")
@@ -396,21 +408,9 @@ local function merge(defaults, given, prefix, problems)
             problems[#problems + 1] = ("option `%s.%s` must be a boolean (ignored)"):format(name, filetype)
           end
         end
-      elseif name == "agent.agents" then
+      elseif agent_tables[name] then
         for agent, spec in pairs(value) do
-          local kept, problem = own_agent(agent, spec)
-          if kept and not valid_command(kept.cmd) then
-            kept, problem = nil, ("option `agent.agents.%s.cmd` must name a program"):format(agent)
-          end
-          if kept then
-            result[key][agent] = kept
-          else
-            problems[#problems + 1] = problem .. " (ignored)"
-          end
-        end
-      elseif name == "acp.agents" then
-        for agent, spec in pairs(value) do
-          local kept, problem = acp_agent(agent, spec)
+          local kept, problem = agent_tables[name](agent, spec)
           if kept then
             result[key][agent] = kept
           else
