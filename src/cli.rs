@@ -35,6 +35,7 @@ pub fn main(args: Vec<String>) -> ExitCode {
                 }
             };
         }
+        Ok(Parsed::McpStdio) => return mcp_stdio(),
         Err(message) => {
             eprintln!("pi-ide: {message}");
             return ExitCode::from(2);
@@ -63,6 +64,29 @@ pub fn main(args: Vec<String>) -> ExitCode {
         Err(error) => {
             tracing::error!("host stopped: {error}");
             eprintln!("pi-ide: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `pi-ide mcp-stdio`: stdout is the MCP channel there, and errors go to stderr.
+fn mcp_stdio() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("pi-ide mcp-stdio: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(crate::acp::mcp_stdio::run());
+    runtime.shutdown_background();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(why) => {
+            eprintln!("pi-ide mcp-stdio: {why}");
             ExitCode::FAILURE
         }
     }

@@ -55,6 +55,9 @@ pub enum Parsed {
     /// `--check-root DIR`: whether agents may be served files below DIR
     /// (`:checkhealth` asks about Neovim's cwd).
     CheckRoot(String),
+    /// `mcp-stdio`: relay stdio to the `/mcp` endpoint (an ACP agent's
+    /// MCP server).
+    McpStdio,
 }
 
 impl Config {
@@ -84,6 +87,9 @@ impl Config {
         while let Some(flag) = args.next() {
             if flag == "--version" {
                 return Ok(Parsed::Version);
+            }
+            if flag == "mcp-stdio" {
+                return Ok(Parsed::McpStdio);
             }
             let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
             match flag.as_str() {

@@ -20,6 +20,9 @@
 //! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
 //! * [`http`]        – the Streamable-HTTP MCP endpoint (`/mcp`, rmcp + hyper).
 //! * [`socket`]      – pi's context socket (`<root>/.pi/ide/<name>.sock`, NDJSON).
+//! * [`acp`]         – the Agent Client Protocol, client side: the chat's
+//!   agents, started by the host and spoken to over their stdio; and
+//!   `pi-ide mcp-stdio`, `/mcp` as a stdio MCP server for them.
 //! * [`listen`]      – the `Listener`/`Handler` pair every transport fills in:
 //!   a connection cap, accept backoff, a task per connection, shutdown.
 //! * [`lockfile`]    – the discovery files agents read.
@@ -72,6 +75,7 @@
 //! * [`private_file`] – 0600 files written whole (lockfiles, kept token).
 //! * [`task`]        – spawning tasks with their futures boxed.
 
+mod acp;
 mod auth;
 mod changes;
 pub mod cli;

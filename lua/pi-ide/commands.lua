@@ -251,6 +251,11 @@ local subcommands = {
       util.notify(("unknown changes action %q; try start"):format(args[1]), vim.log.levels.ERROR)
     end
   end,
+  -- `:PiIde chat [agent|new [agent]|pick|mode|permission|cancel|close|auth|resume]`,
+  -- `:[range]PiIde chat add`: the lines as a mention in the prompt.
+  chat = function(args, command)
+    require("pi-ide.chat.command").run(args, command)
+  end,
   -- `:[range]PiIde ask [text]`: into the agent's input, lines as a mention.
   ask = function(_, command)
     local text = command and command.args and command.args:gsub("^%s*ask%s?", "") or ""
@@ -311,6 +316,13 @@ function M.complete(arglead, cmdline)
       candidates = vim.list_extend({ "focus", "new" }, require("pi-ide.agent").names())
     elseif position == 3 and words[3] == "new" then
       candidates = require("pi-ide.agent").names()
+    end
+  elseif words[2] == "chat" then
+    local position = #words - (arglead == "" and 0 or 1)
+    if position == 2 then
+      candidates = require("pi-ide.chat.command").words()
+    elseif position == 3 and words[3] == "new" then
+      candidates = require("pi-ide.chat.agents").names()
     end
   elseif words[2] == "review" then
     candidates = review_actions

@@ -20,6 +20,15 @@
 ---@field suggestion? pi-ide.Config.Suggestion Inline suggestions from pi.
 ---@field review? pi-ide.Config.Review Reviews pi asks for.
 ---@field agent? pi-ide.Config.Agent `:PiIde agent` terminals.
+---@field acp? pi-ide.Config.Acp `:PiIde chat`: agents spoken to over the Agent Client Protocol.
+
+---@class pi-ide.Config.Acp
+---@field default? string The agent `:PiIde chat` starts (default "gemini").
+---@field agents? table<string, pi-ide.Config.AcpAgent> Agents of your own, or changes to the built-in ones.
+
+---@class pi-ide.Config.AcpAgent
+---@field cmd string[] The agent's argv (no shell).
+---@field env? table<string, string> Added to its environment.
 
 ---@class pi-ide.Config.ContextSocket
 ---@field enabled? boolean (default true)
@@ -251,6 +260,14 @@ M.defaults = {
     -- changes` then shows every file changed since, whoever changed it.
     baseline = true,
   },
+  acp = {
+    -- The agent `:PiIde chat` starts: gemini, qwen, opencode, claude, codex,
+    -- pi, or one of `agents`.
+    default = "gemini",
+    -- name = { cmd = { argv… }, env = { … } }: agents of your own, or a
+    -- built-in one's command replaced.
+    agents = {},
+  },
 }
 
 -- Type each option must have; options that default to nil name theirs here.
@@ -333,6 +350,38 @@ local function valid_command(value)
   return true
 end
 
+-- One entry of option `acp.agents`: the entry to keep, or nil and why not.
+local function acp_agent(name, value)
+  local prefix = "option `acp.agents." .. tostring(name)
+  if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
+    return nil, ("option `acp.agents`: %q is not a usable agent name"):format(tostring(name))
+  end
+  if type(value) ~= "table" or type(value.cmd) ~= "table" or not valid_command(value.cmd) then
+    return nil, prefix .. ".cmd` must be a list of strings (the agent's argv)"
+  end
+  if value.env ~= nil and type(value.env) ~= "table" then
+    return nil, prefix .. ".env` must be a table of strings"
+  end
+  for env_name, env_value in pairs(value.env or {}) do
+    if type(env_name) ~= "string" or type(env_value) ~= "string" then
+      return nil, prefix .. ".env` must be a table of strings"
+    end
+  end
+  return { cmd = vim.deepcopy(value.cmd), env = value.env and vim.deepcopy(value.env) }
+end
+
+-- Options that are tables of agents, each entry checked on its own.
+local agent_tables = {
+  ["agent.agents"] = function(agent, spec)
+    local kept, problem = own_agent(agent, spec)
+    if kept and not valid_command(kept.cmd) then
+      return nil, ("option `agent.agents.%s.cmd` must name a program"):format(agent)
+    end
+    return kept, problem
+  end,
+  ["acp.agents"] = acp_agent,
+}
+
 local function accepts(expected, value)
   expected = type(expected) == "table" and expected or { expected }
   return vim.tbl_contains(expected, type(value)), table.concat(expected, " or ")
@@ -364,12 +413,9 @@ local function merge(defaults, given, prefix, problems)
             problems[#problems + 1] = ("option `%s.%s` must be a boolean (ignored)"):format(name, filetype)
           end
         end
-      elseif name == "agent.agents" then
+      elseif agent_tables[name] then
         for agent, spec in pairs(value) do
-          local kept, problem = own_agent(agent, spec)
-          if kept and not valid_command(kept.cmd) then
-            kept, problem = nil, ("option `agent.agents.%s.cmd` must name a program"):format(agent)
-          end
+          local kept, problem = agent_tables[name](agent, spec)
           if kept then
             result[key][agent] = kept
           else

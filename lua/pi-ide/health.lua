@@ -432,6 +432,37 @@ local function check_agents()
   end
 end
 
+-- Each ACP agent of `:PiIde chat`: installed, and answering `--version`
+-- (its program run with no input, at most 5 s).
+local function check_chat_agents()
+  vim.health.start("pi-ide chat (:PiIde chat, ACP agents)")
+  local agents = require("pi-ide.chat.agents")
+  local default = require("pi-ide.config").values.acp.default
+  for _, name in ipairs(agents.names()) do
+    local agent = agents.get(name)
+    local installed, hint = agents.installed(agent)
+    if not installed then
+      if name == default then
+        vim.health.warn(hint)
+      else
+        vim.health.info(hint)
+      end
+    else
+      local ok, result = pcall(function()
+        return vim.system({ agent.cmd[1], "--version" }, { text = true }):wait(5000)
+      end)
+      local version = ok and result.code == 0 and vim.trim((result.stdout or ""):match("[^\n]*") or "")
+      if version then
+        vim.health.ok(("%s: %s (%s)"):format(name, table.concat(agent.cmd, " "), version))
+      else
+        local why = ok and (result.signal ~= 0 and "did not answer within 5 s" or ("exited " .. result.code))
+          or tostring(result)
+        vim.health.warn(("%s: %s is installed but `%s --version` %s"):format(name, agent.cmd[1], agent.cmd[1], why))
+      end
+    end
+  end
+end
+
 function M.check()
   vim.health.start("pi-ide")
   if vim.fn.has("nvim-0.11") == 1 then
@@ -454,6 +485,7 @@ function M.check()
   check_mcp(host)
   vim.health.info("log: " .. host.log_path())
   check_agents()
+  check_chat_agents()
 end
 
 return M

@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 20
+M.VERSION = 21
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -191,6 +191,28 @@ M.calls = {
   run_command = function(request)
     require("pi-ide.mcp.run").run(request)
   end,
+  -- ACP chat `id`: what happened since the last call (one call a frame).
+  chat_update = function(id, updates)
+    require("pi-ide.chat").on_update(id, updates)
+  end,
+  -- An ACP agent asks permission {id, chat, tool_call, options}; answered
+  -- by the `chat_permission` event.
+  chat_permission = function(request)
+    require("pi-ide.chat").on_permission(request)
+  end,
+  -- An ACP agent runs {id, chat, argv, env, cwd, limit} in a terminal
+  -- buffer; an error says it could not start.
+  chat_terminal = function(request)
+    require("pi-ide.chat.terminal").create(request)
+  end,
+  -- {output, truncated}: the last `limit` bytes terminal `id` shows.
+  chat_terminal_output = function(id)
+    return require("pi-ide.chat.terminal").output(id)
+  end,
+  -- Stops terminal `id`'s command (`release`: the agent is done with it).
+  chat_terminal_kill = function(id, release)
+    require("pi-ide.chat.terminal").kill(id, release)
+  end,
 }
 
 --- Runs the seam call `name`; the host's only way into Lua.
@@ -227,6 +249,9 @@ M.EVENTS = {
   "propose_edit", -- {id, title?, files = {{path, text}}}: a config's tool proposes an edit
   "changes_start", -- {id, store, root?, keep?}: take a baseline of the project's files
   "changes_review", -- {id, store, root?}: review what changed since the baseline
+  "chat", -- {op, chat, ...}: open, prompt, cancel, mode, config, auth or close an ACP chat
+  "chat_permission", -- {id, option?}: the person's answer to an agent's permission request
+  "chat_terminal_exit", -- {id, exit_code?, signal?}: an agent's terminal command ended
 }
 
 local known = {}

@@ -53,6 +53,7 @@ impl EventSink for Inbox {
 /// What the events change besides the shared state.
 pub struct Wiring<'a> {
     pub state: &'a Arc<State>,
+    pub chats: &'a crate::acp::Chats,
     pub announced: &'a mut Announcements,
     pub files: &'a FileWatch,
     /// Baselines of the project and the review of what changed since.
@@ -133,6 +134,9 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
         EditorEvent::ListModels => {
             crate::task::spawn(suggest::list_models(state.clone()));
         }
+        EditorEvent::Chat(op) => wiring.chats.handle(state, op),
+        EditorEvent::ChatPermission(answer) => wiring.chats.permission(answer),
+        EditorEvent::ChatTerminalExit(exit) => wiring.chats.terminal_exit(exit),
         // Applied by the inbox as they arrived.
         EditorEvent::DiagnosticsPending | EditorEvent::Diagnostics(_) => {}
     }

@@ -56,7 +56,12 @@ pub async fn run(config: Config) -> io::Result<()> {
         approve_edits: config.mcp_approve_edits,
         terminal_commands: config.mcp_terminal_commands,
     };
+    let endpoint = ports.mcp_url.clone().map(|url| crate::acp::Endpoint {
+        url,
+        token: settings.token.clone(),
+    });
     let state = Arc::new(State::new(nvim, outline, diagnostics, settings));
+    let chats = crate::acp::Chats::new(endpoint);
     let listeners = serve(&config, ports, &state)?;
     let editor = state.editor().clone();
     let files = FileWatch::new(move |changes| editor.push(LuaCall::FilesChanged(changes)));
@@ -64,11 +69,13 @@ pub async fn run(config: Config) -> io::Result<()> {
     let changes = Arc::new(Changes::default());
     let mut wiring = Wiring {
         state: &state,
+        chats: &chats,
         announced: &mut announced,
         files: &files,
         changes: &changes,
     };
     let broken = until_stopped(io_loop, events, &mut wiring).await?;
+    chats.stop_all();
     shut_down(&state, &announced, listeners).await;
     broken.map_or(Ok(()), |why| Err(io::Error::other(why)))
 }

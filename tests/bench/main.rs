@@ -3,14 +3,15 @@
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
 //! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `large_diff`, `mcp_tools`,
-//! `lsp_references`, `watch`, `statusline`, `side_by_side`, `changes`, `soak`) to run one
-//! group. `soak` runs only when asked for by name (an accelerated day:
+//! `lsp_references`, `watch`, `statusline`, `side_by_side`, `changes`, `chat`, `soak`) to
+//! run one group. `soak` runs only when asked for by name (an accelerated day:
 //! `PI_IDE_SOAK_HOURS` simulated hours, default 8).
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
 
 mod changes;
+mod chat;
 mod diagnostics;
 mod editor;
 mod follow;
@@ -78,6 +79,9 @@ async fn main() {
     }
     if runs("statusline") {
         follow::statusline().await;
+    }
+    if runs("chat") {
+        chat::run().await;
     }
     if runs("side_by_side") {
         side_by_side::run().await;

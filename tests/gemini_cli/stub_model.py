@@ -7,7 +7,8 @@ Listens on a free loopback port (written to <port-file>) and logs every
 request body to <log-file>, one JSON object a line, so what the CLI sent
 (the IDE context included) can be read back. A prompt naming a file as
 `edit <path> to <text>` gets a `write_file` call for it (a relative path
-is taken from the stub's working directory); once the tool's answer is
+is taken from the stub's working directory), `run command: <line>` a
+`run_shell_command` call (in the newest message only); once the tool's answer is
 back, a short text ends the turn. Every other request
 (generateContent: next-speaker checks, routing) gets a plain answer.
 """
@@ -30,6 +31,11 @@ def answer(body):
     # The newest prompt of the request: the CLI may send the editor context
     # after it.
     texts = [part.get("text", "") for content in contents for part in content.get("parts", [])]
+    command = None
+    for part in last:
+        command = re.search(r"run command: (.+)$", part.get("text", ""), re.M) or command
+    if command:
+        return [{"functionCall": {"name": "run_shell_command", "args": {"command": command.group(1)}}}]
     wanted = None
     for text in texts:
         wanted = re.search(r"edit (\S+) to (\S+)", text) or wanted

@@ -15,6 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "ws",
         "http",
+        "acp",
         "socket",
         "listen",
         "lockfile",

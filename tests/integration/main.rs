@@ -7,6 +7,8 @@ use pi_ide_test_support::load_driver;
 mod adversarial;
 mod agent_terminal;
 mod agents;
+mod chat;
+mod chat_real_agents;
 mod claude_discovery;
 mod claude_tools;
 mod cli_environment;

@@ -38,18 +38,18 @@ const CLI_DEADLINE: Duration = Duration::from_secs(180);
 /// How long a Return may take to show before it is taken as lost.
 const RETURN_AGAIN: Duration = Duration::from_secs(2);
 
-fn cli_dir() -> PathBuf {
+pub(crate) fn cli_dir() -> PathBuf {
     repo_root().join("tests/gemini_cli")
 }
 
 /// One of the two CLIs.
-struct Cli {
+pub(crate) struct Cli {
     /// Its client kind in `status().clients`, and the CLI's name.
-    kind: &'static str,
+    pub(crate) kind: &'static str,
     /// Its entry point, under `tests/gemini_cli`.
-    program: &'static str,
+    pub(crate) program: &'static str,
     /// The stub of the model API it speaks.
-    stub: &'static str,
+    pub(crate) stub: &'static str,
     /// What sends the typed line. Gemini CLI takes a Return within 30 ms of
     /// a typed key as a newline (in a terminal without the kitty keyboard
     /// protocol, which Neovim 0.11's has); a key that types nothing (End) in
@@ -62,7 +62,7 @@ struct Cli {
     rejected_shows: &'static str,
 }
 
-const GEMINI: Cli = Cli {
+pub(crate) const GEMINI: Cli = Cli {
     kind: "gemini",
     program: "node_modules/@google/gemini-cli/bundle/gemini.js",
     stub: "stub_model.py",
@@ -87,7 +87,7 @@ static INSTALL: Mutex<()> = Mutex::new(());
 /// lockfile. (`npm ci` refuses this lockfile on npm 11: Qwen Code names
 /// clipboard packages for other platforms that the registry does not
 /// have; `npm install` installs the same locked versions.)
-fn require_clis() {
+pub(crate) fn require_clis() {
     let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
     let needed = [GEMINI.program, QWEN.program];
     if installed_and_current(&cli_dir(), &needed) {
@@ -114,21 +114,26 @@ fn require_clis() {
 }
 
 /// A helper process of the test: what it listens on and what it logged.
-struct Helper {
+pub(crate) struct Helper {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
     log: PathBuf,
 }
 
 impl Helper {
     /// `python3 tests/gemini_cli/<script> <port-file> <log-file>` in `cwd`.
-    async fn start(script: &str, dir: &Path, cwd: &Path) -> Helper {
+    pub(crate) async fn start(script: &str, dir: &Path, cwd: &Path) -> Helper {
+        Self::start_at(&cli_dir(), script, dir, cwd).await
+    }
+
+    /// `python3 <scripts>/<script> <port-file> <log-file>` in `cwd`.
+    pub(crate) async fn start_at(scripts: &Path, script: &str, dir: &Path, cwd: &Path) -> Helper {
         let (port_file, log) = (
             dir.join(format!("{script}.port")),
             dir.join(format!("{script}.log")),
         );
         let child = Command::new("python3")
-            .arg(cli_dir().join(script))
+            .arg(scripts.join(script))
             .args([&port_file, &log])
             .current_dir(cwd)
             .stdin(Stdio::null())
@@ -142,7 +147,7 @@ impl Helper {
         Helper { child, port, log }
     }
 
-    fn logged(&self) -> String {
+    pub(crate) fn logged(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
@@ -178,7 +183,7 @@ fn announce_decoy(cli: &Cli, dir: &Path, decoy: &Helper, workspace: &Path) {
 
 /// The CLI's settings: its model is the stub, IDE mode on, no prompt of
 /// its own (trust, nudges, updates, suggestions) in the way.
-fn write_settings(cli: &Cli, home: &Path, session: &Session) {
+pub(crate) fn write_settings(cli: &Cli, home: &Path, session: &Session) {
     let (file, settings) = match cli.kind {
         "gemini" => (
             home.join(".gemini/settings.json"),
@@ -208,7 +213,7 @@ fn write_settings(cli: &Cli, home: &Path, session: &Session) {
 }
 
 /// What the person's shell would have: the model's address and key.
-fn model_env(cli: &Cli, model: &Helper) -> Vec<(&'static str, String)> {
+pub(crate) fn model_env(cli: &Cli, model: &Helper) -> Vec<(&'static str, String)> {
     let url = format!("http://127.0.0.1:{}", model.port);
     let mut env = match cli.kind {
         "gemini" => vec![

@@ -126,6 +126,11 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["changes_done", 99, {"ok": true, "since": 0, "files": []}]),
         json!(["run_command", {"id": 10, "name": "no such configuration", "cwd": "/w", "timeout_ms": 100, "max_lines": 5}]),
         json!(["client", "disconnected", {"id": 1, "kind": "pi", "name": "pi"}]),
+        json!(["chat_update", 77, [{"kind": "text", "text": "no such chat"}]]),
+        json!(["chat_permission", {"id": 78, "chat": 77, "tool_call": {"title": "x"}, "options": []}]),
+        json!(["chat_terminal", {"id": 79, "chat": 77, "argv": ["true"], "env": {}, "cwd": "/", "limit": 100}]),
+        json!(["chat_terminal_output", 79]),
+        json!(["chat_terminal_kill", 79, true]),
     ];
     let mut called = vec![];
     for call in calls {

@@ -229,6 +229,24 @@ describe("config.apply", function()
       expect(#problems):equals(3)
       config.apply({})
     end)
+
+    it("keeps ACP agents with an argv and reports the rest", function()
+      local values, problems = config.apply({
+        acp = {
+          default = "mine",
+          agents = {
+            mine = { cmd = { "my-agent", "--acp" }, env = { KEY = "v" } },
+            shell = { cmd = "my-agent --acp" },
+            badenv = { cmd = { "x" }, env = { KEY = 1 } },
+          },
+        },
+      })
+      expect(values.acp.default):equals("mine")
+      expect(values.acp.agents.mine):equals({ cmd = { "my-agent", "--acp" }, env = { KEY = "v" } })
+      expect(values.acp.agents.shell == nil and values.acp.agents.badenv == nil):equals(true)
+      expect(#problems):equals(2)
+      config.apply({})
+    end)
   end)
 end)
 

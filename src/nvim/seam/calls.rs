@@ -120,6 +120,27 @@ pub enum LuaCall {
         endpoint: String,
         open: usize,
     },
+    /// What happened in chat `chat` since the last call (at most one a
+    /// frame): message chunks, tool calls, the plan, its status.
+    ChatUpdate {
+        chat: u64,
+        updates: Vec<Json>,
+    },
+    /// An agent asks the person's permission: `{id, chat, tool_call,
+    /// options}`; answered by the `chat_permission` event.
+    ChatPermission(Json),
+    /// An agent runs a command: `{id, chat, command, args, env, cwd,
+    /// limit}` in a terminal buffer; its exit comes as `chat_terminal_exit`.
+    ChatTerminal(Json),
+    /// The visible output of terminal `id`, cut to its limit.
+    ChatTerminalOutput {
+        id: u64,
+    },
+    /// Stops terminal `id`'s command; `release`: the agent is done with it.
+    ChatTerminalKill {
+        id: u64,
+        release: bool,
+    },
 }
 
 impl LuaCall {
@@ -162,6 +183,11 @@ impl LuaCall {
         "run_command",
         "diff_text",
         "sessions",
+        "chat_update",
+        "chat_permission",
+        "chat_terminal",
+        "chat_terminal_output",
+        "chat_terminal_kill",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -203,6 +229,11 @@ impl LuaCall {
             LuaCall::RunCommand(_) => "run_command",
             LuaCall::DiffText { .. } => "diff_text",
             LuaCall::Sessions { .. } => "sessions",
+            LuaCall::ChatUpdate { .. } => "chat_update",
+            LuaCall::ChatPermission(_) => "chat_permission",
+            LuaCall::ChatTerminal(_) => "chat_terminal",
+            LuaCall::ChatTerminalOutput { .. } => "chat_terminal_output",
+            LuaCall::ChatTerminalKill { .. } => "chat_terminal_kill",
         }
     }
 
@@ -272,6 +303,17 @@ impl LuaCall {
             LuaCall::ChangesListed { id, listing } => vec![Value::from(id), from_json(&listing)],
             LuaCall::RunConfigurations { id } | LuaCall::DiffText { id } => vec![Value::from(id)],
             LuaCall::RunCommand(request) => vec![msgpack(&request)?],
+            LuaCall::ChatUpdate { chat, updates } => {
+                let updates = updates.iter().map(from_json).collect();
+                vec![Value::from(chat), Value::Array(updates)]
+            }
+            LuaCall::ChatPermission(request) | LuaCall::ChatTerminal(request) => {
+                vec![from_json(&request)]
+            }
+            LuaCall::ChatTerminalOutput { id } => vec![Value::from(id)],
+            LuaCall::ChatTerminalKill { id, release } => {
+                vec![Value::from(id), Value::from(release)]
+            }
             LuaCall::FilesChanged(changes) => {
                 vec![msgpack(&changes.changed)?, msgpack(&changes.gone)?]
             }
@@ -475,6 +517,17 @@ mod tests {
             LuaCall::Sessions {
                 endpoint: "MCP".into(),
                 open: 3,
+            },
+            LuaCall::ChatUpdate {
+                chat: 1,
+                updates: vec![serde_json::json!({"kind": "text", "text": "hi"})],
+            },
+            LuaCall::ChatPermission(serde_json::json!({"id": 1})),
+            LuaCall::ChatTerminal(serde_json::json!({"id": 1})),
+            LuaCall::ChatTerminalOutput { id: 1 },
+            LuaCall::ChatTerminalKill {
+                id: 1,
+                release: true,
             },
         ];
         for call in calls {

@@ -94,6 +94,12 @@ pub enum EditorEvent {
     ChangesStart(ChangesStart),
     /// Review what changed since the baseline.
     ChangesReview(ChangesReview),
+    /// The person (or a config) asks something of a chat.
+    Chat(ChatOp),
+    /// The person answered an agent's permission request.
+    ChatPermission(PermissionAnswer),
+    /// A terminal an agent created ended.
+    ChatTerminalExit(TerminalExit),
 }
 
 impl EditorEvent {
@@ -122,6 +128,9 @@ impl EditorEvent {
         "propose_edit",
         "changes_start",
         "changes_review",
+        "chat",
+        "chat_permission",
+        "chat_terminal_exit",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -157,6 +166,9 @@ impl EditorEvent {
             "propose_edit" => typed(payload()?).map(EditorEvent::ProposeEdit),
             "changes_start" => typed(payload()?).map(EditorEvent::ChangesStart),
             "changes_review" => typed(payload()?).map(EditorEvent::ChangesReview),
+            "chat" => typed(payload()?).map(EditorEvent::Chat),
+            "chat_permission" => typed(payload()?).map(EditorEvent::ChatPermission),
+            "chat_terminal_exit" => typed(payload()?).map(EditorEvent::ChatTerminalExit),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
             "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
             "list_models" => Some(EditorEvent::ListModels),

@@ -132,6 +132,21 @@ where
     Option::<Json>::deserialize(deserializer).map(|table| table.map(object))
 }
 
+/// A Lua table of strings keyed by name (an environment): `{}` arrives as
+/// an empty list.
+pub(super) fn lua_string_map<'de, D>(
+    deserializer: D,
+) -> Result<std::collections::BTreeMap<String, String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let table = Option::<Json>::deserialize(deserializer)?.map(object);
+    match table {
+        None => Ok(Default::default()),
+        Some(table) => serde_json::from_value(table).map_err(serde::de::Error::custom),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,6 +40,11 @@
 //! | `edit_decided`| id, result              | MCP: what became of `propose_edit` `id`: `{ok, text, structured?}` |
 //! | `run_configurations` | id               | MCP `get_run_configurations`: answered later by `tool_answer` with `{configurations = [{name, kind, command?, description}]}` |
 //! | `sessions`    | endpoint, open          | an MCP endpoint (`MCP`, `gemini`, `qwen`) has `open` sessions now (after a quiet 200 ms) |
+//! | `chat_update` | chat, updates           | ACP chat `chat`: what happened since the last call, at most one a frame (`{kind = text, thought, user, tool, tool_update, plan, commands, mode, modes, config, status, auth, notice, ended, …}`) |
+//! | `chat_permission` | request             | an ACP agent asks permission `{id, chat, tool_call, options = [{id, name, kind}]}`; answered by `chat_permission` |
+//! | `chat_terminal` | request               | an ACP agent runs `{id, chat, command, args, env, cwd, limit}` in a terminal buffer; its end comes as `chat_terminal_exit` |
+//! | `chat_terminal_output` | id             | → `{output, truncated}`: terminal `id`'s text, its last `limit` bytes |
+//! | `chat_terminal_kill` | id, release      | stop terminal `id`'s command (`release`: the agent is done with it) |
 //! | `run_command` | request                 | MCP: ask the person, then run configuration `name` or shell `command` in a terminal window `{id, name?, command?, cwd, timeout_ms, max_lines}`; answered later by `tool_answer` with `{command, exit_code?, output, cut?, running?, declined?, quickfix?, started?}` |
 //! | `changes_listed` | id, listing           | `:PiIde changes`: the files changed since the baseline `{since, files = [{path, relative, change, note?}], more}`, before their diffs open |
 //! | `changes_done` | id, result             | what became of `changes_start` or `changes_review` `id`: `{ok, error?, since?, kept?, git?, files? = [{path, fate, why?}]}` |
@@ -67,6 +72,9 @@
 //! | `file_written`        | path                  | Neovim wrote this watched file itself: no change to report |
 //! | `tool_answer`         | answer                | `{id, result?, error?}` for `user_tool`, `run_configurations` or `run_command` `id` |
 //! | `tools_changed`       | tools                 | every MCP tool the config registered `[{name, description, input_schema}]` |
+//! | `chat`                | op                    | ACP chat: `{op = open, prompt, cancel, mode, config, auth, close, chat, …}` |
+//! | `chat_permission`     | answer                | `{id, option?}`: the person's answer (nil: dismissed, `cancelled`) |
+//! | `chat_terminal_exit`  | exit                  | `{id, exit_code?, signal?}`: an agent's terminal command ended |
 //! | `propose_edit`        | edit                  | a registered tool proposes `{id, title?, files = [{path, text}]}`; answered by `edit_decided` |
 //! | `changes_start`       | request               | take a baseline of the project `{id, store, root?, keep?}`; answered by `changes_done` |
 //! | `changes_review`      | request               | review what changed since the baseline `{id, store, root?}`; answered by `changes_listed`, then `changes_done` |
@@ -76,19 +84,21 @@
 //! `nvim_buf_get_lines` and attaches with `nvim_buf_attach`.
 
 mod calls;
+mod chat;
 mod diff_view;
 mod events;
 mod lua_tables;
 mod payloads;
 
 pub use calls::*;
+pub use chat::*;
 pub use events::*;
 pub use lua_tables::{items, list};
 pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 20;
+pub const SEAM_VERSION: u64 = 21;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

@@ -92,7 +92,7 @@ pub async fn propose(
         }
         return report.finish();
     }
-    let group = GROUPS.fetch_add(1, Ordering::Relaxed) + 1;
+    let group = new_group();
     let count = changes.len();
     let requester_pid = match project.caller {
         Some(caller) => caller.pid().await,
@@ -142,6 +142,57 @@ pub async fn propose(
 struct Shown {
     tab_name: String,
     edit: EditInfo,
+}
+
+/// A new number for a group of diffs decided together (`:PiIde accept all`).
+pub fn new_group() -> u64 {
+    GROUPS.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+/// Shows `after` against `path` as it is now and waits for the person,
+/// applying nothing: for a change the agent makes itself once the person
+/// agreed (an ACP permission whose tool call carries a diff). The diff is
+/// tab `tab_name`, its winbar says `title`.
+pub async fn review_only(
+    state: &State,
+    path: &str,
+    before: &Current,
+    after: &str,
+    title: &str,
+    tab_name: String,
+) -> DiffOutcome {
+    let proposal = before.proposal(after);
+    let shown = Shown {
+        tab_name,
+        edit: EditInfo {
+            group: new_group(),
+            index: 1,
+            count: 1,
+            title: title.to_owned(),
+            from_buffer: before.from_buffer,
+            requester_pid: None,
+            turn: None,
+        },
+    };
+    show(state, path, before, &proposal, &shown).await
+}
+
+/// Applies `change`, which the person already approved as shown (an ACP
+/// permission's diff, then the agent's write of the same text): into its
+/// buffer and on disk, with no second review.
+pub async fn apply_approved(state: &State, project: &Project, change: Change) -> Answer {
+    let proposal = change.before.proposal(&change.after);
+    let mut report = Report::new(project, true);
+    let fate =
+        match accept::apply(state, project, &change.path, &change.before, proposal, true).await {
+            Applied::Done => Fate::Applied {
+                edited: false,
+                rebased: false,
+            },
+            Applied::Stale(message) | Applied::Failed { message, .. } => Fate::Failed(message),
+        };
+    report.add(&change.path, fate);
+    report.finish()
 }
 
 /// Shows `proposal` against `before` and waits for the person.
