@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 21
+M.VERSION = 22
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -121,7 +121,8 @@ M.calls = {
   end,
   -- MCP edits: puts an accepted (or unapproved) text into the file's
   -- buffer, writing it when asked; returns { ok, error?, written,
-  -- no_buffer? } (no_buffer: the host writes the file itself).
+  -- no_buffer? } (no_buffer: the host writes the file itself). With
+  -- edit.probe, only whether a buffer holds the file (no text sent).
   apply_edit = function(edit)
     return require("pi-ide.mcp.apply").apply(edit)
   end,

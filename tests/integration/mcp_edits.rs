@@ -300,6 +300,41 @@ async fn a_new_file_and_its_directories_appear_only_after_approval() {
 }
 
 #[tokio::test]
+async fn an_accepted_edit_of_a_file_nobody_has_open_never_crosses_into_neovim() {
+    let session = Session::start().await;
+    let endpoint = endpoint(&session).await;
+    let big: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+    session.write_file("big.txt", &big);
+    // What Lua is handed to apply: Neovim decodes every line it is sent
+    // on its main loop, so the text of a file with no buffer is not sent.
+    session
+        .exec(
+            "local apply = require('pi-ide.mcp.apply')
+             local original = apply.apply
+             _G.handed = {}
+             apply.apply = function(edit)
+               table.insert(_G.handed, { probe = edit.probe, lines = #edit.lines + #edit.expected.lines })
+               return original(edit)
+             end",
+        )
+        .await;
+    let calls = json!([{"name": "replace_text_in_file",
+        "arguments": {"pathInProject": "big.txt", "oldText": "line 19999", "newText": "last"}}]);
+    let mut client = start_client(&endpoint, calls, false);
+    client.diffs(&session, 1).await;
+    command(&session, "PiIde accept").await;
+    assert!(ok(&client.result().await).contains("big.txt"));
+    assert_eq!(
+        read(&session, "big.txt"),
+        big.replace("line 19999\n", "last\n")
+    );
+    assert_eq!(
+        session.lua("return _G.handed").await,
+        json!([{"probe": true, "lines": 0}])
+    );
+}
+
+#[tokio::test]
 async fn without_approval_edits_go_into_buffers_undoably() {
     let session = Session::start_with("{ mcp = { approve_edits = false } }").await;
     let endpoint = endpoint(&session).await;

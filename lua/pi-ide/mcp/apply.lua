@@ -72,6 +72,9 @@ end
 --- no_buffer?}.
 function M.apply(edit)
   local buf = util.file_buffer(edit.path)
+  if edit.probe then
+    return { ok = false, no_buffer = buf == nil }
+  end
   if buf then
     -- First: with 'autoread' an unmodified buffer takes the disk's text
     -- here, and then no longer holds what the edit was computed from.

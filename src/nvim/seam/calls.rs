@@ -483,6 +483,7 @@ mod tests {
                     exists: false,
                 },
                 write: true,
+                probe: false,
             }),
             LuaCall::EditNotice(EditNotice {
                 path: "/w/a".into(),

@@ -28,7 +28,7 @@
 //! | `modified_buffers` | –                  | MCP LSP tools: `[{buf, path}]`, the loaded file buffers with unsaved edits |
 //! | `buffer_lines` | wanted                 | MCP LSP tools: `[[text]]`, the text of the rows of each `{buf, rows}` (0-based) |
 //! | `lsp_edit`    | query                   | MCP edit tools: start an LSP request whose answer is edits (`format`, `rename`, `code_actions`, `apply_action`), answered later by `lsp_answer` with the server's edit as it sent it, `{edit (a WorkspaceEdit), encoding, note?}` (the host applies it), or `{actions}` |
-//! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked (only while `path` still leads to `real`), if it still holds `expected`; → `{ok, error?, why?, stale?, in_buffer?, written, no_buffer?}` (`no_buffer`: the host writes the file) |
+//! | `apply_edit`  | edit                    | MCP edits: put an accepted (or unapproved) text into the file's buffer in one undo step, and write it when asked (only while `path` still leads to `real`), if it still holds `expected`; → `{ok, error?, why?, stale?, in_buffer?, written, no_buffer?}` (`no_buffer`: the host writes the file); with `probe`, only whether a buffer holds `path` |
 //! | `edit_notice` | notice                  | MCP edits: tell the person an accepted edit of `{path}` was not applied as it was (`why`) and keep its text (`kept`, lines) in a buffer of its own; → that buffer or nil |
 //! | `socket`      | path?, error?           | the context socket moved (or failed, or is gone) |
 //! | `review_open` | review                  | a socket client asked for a review `{id, root, files, heads}` (heads: file → its lines at git HEAD, read by the host); a Lua error cancels it |
@@ -98,7 +98,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 21;
+pub const SEAM_VERSION: u64 = 22;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

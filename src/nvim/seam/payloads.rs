@@ -166,7 +166,7 @@ pub struct LspEditQuery {
 }
 
 /// A file's text as it was shown on the left of its diff.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct ExpectedText {
     pub lines: Vec<String>,
     pub eol: bool,
@@ -193,6 +193,10 @@ pub struct ApplyEdit {
     /// True after approval: write the file, creating its directories.
     /// False: change the buffer only, undoably.
     pub write: bool,
+    /// Only asks whether a buffer holds `path` (`lines` and `expected`
+    /// are empty): `no_buffer` when none does, else nothing is done. The
+    /// text of a file nobody has open need not cross into Neovim at all.
+    pub probe: bool,
 }
 
 /// What `apply_edit` returns.

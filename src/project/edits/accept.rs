@@ -15,7 +15,7 @@ use crate::confine::beneath::WriteError;
 use crate::diff::pending::DiffOutcome;
 use crate::diff::rebase::rebase;
 use crate::diff::text::Lines;
-use crate::nvim::seam::{AppliedEdit, ApplyEdit, EditNotice, LuaCall};
+use crate::nvim::seam::{AppliedEdit, ApplyEdit, EditNotice, ExpectedText, LuaCall};
 use crate::project::{Failure, Project};
 use crate::state::State;
 
@@ -186,14 +186,39 @@ pub async fn apply(
         return failed(format!("cannot create its directories: {error}"));
     }
     let contents = text.join();
+    let real = confined.real.to_string_lossy().into_owned();
+    // A file read from disk is usually open nowhere: asked first without
+    // the text, Neovim never decodes a large edit that is not its to apply.
+    if write && !before.from_buffer {
+        let probe = ApplyEdit {
+            path: path.to_owned(),
+            real: real.clone(),
+            lines: vec![],
+            eol: text.eol,
+            crlf: text.crlf,
+            expected: ExpectedText::default(),
+            write,
+            probe: true,
+        };
+        if let Ok(Some(AppliedEdit {
+            no_buffer: true, ..
+        })) = state
+            .editor()
+            .query::<AppliedEdit>(LuaCall::ApplyEdit(probe))
+            .await
+        {
+            return write_file(&confined, &project.relative(path), contents, before).await;
+        }
+    }
     let edit = ApplyEdit {
         path: path.to_owned(),
-        real: confined.real.to_string_lossy().into_owned(),
+        real,
         lines: text.lines,
         eol: text.eol,
         crlf: text.crlf,
         expected: before.expected(),
         write,
+        probe: false,
     };
     match state
         .editor()
