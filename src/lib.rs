@@ -20,6 +20,8 @@
 //! * [`ws`]          – the WebSocket server pi and Claude Code connect to.
 //! * [`http`]        – the Streamable-HTTP MCP endpoint (`/mcp`, rmcp + hyper).
 //! * [`socket`]      – pi's context socket (`<root>/.pi/ide/<name>.sock`, NDJSON).
+//! * [`codex_ipc`]   – Codex CLI's IDE socket (`$TMPDIR/codex-ipc/ipc-<uid>.sock`,
+//!   length-prefixed JSON), and `pi-ide codex-hook`, its client.
 //! * [`listen`]      – the `Listener`/`Handler` pair every transport fills in:
 //!   a connection cap, accept backoff, a task per connection, shutdown.
 //! * [`lockfile`]    – the discovery files agents read.
@@ -39,6 +41,8 @@
 //! * [`project`]     – what the project tools share: the project a call is
 //!   about, its files, problems, language servers, git and edits.
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
+//! * [`codex`]       – what Codex's IDE channel carries: `ide-context`, and
+//!   patches its hook asks the person about (Codex's patch format).
 //! * [`context_review`] – the context/review protocol pi's `ide` extension
 //!   speaks over [`socket`]: `hello`, `context`, review requests and
 //!   `reviewResult`.
@@ -71,6 +75,8 @@
 mod auth;
 pub mod cli;
 mod client;
+mod codex;
+mod codex_ipc;
 pub mod config;
 pub mod confine;
 mod context_review;

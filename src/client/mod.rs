@@ -24,6 +24,10 @@ pub enum Requester {
     /// their own, so nothing "disconnects": its diffs end when the person
     /// decides, the call is cancelled or Neovim closes.
     Mcp,
+    /// An agent asking over a channel of its own that is no client
+    /// connection (Codex's hook, opencode's permission requests), named for
+    /// the person; its diffs end as the MCP endpoint's do.
+    Agent(&'static str),
 }
 
 impl From<ClientId> for Requester {

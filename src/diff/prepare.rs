@@ -157,6 +157,13 @@ pub struct EditInfo {
     /// to its agent terminal once the person decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requester_pid: Option<u32>,
+    /// The agent writes the file itself once it hears the decision (Codex,
+    /// opencode): Lua watches it to reload its buffer, as for `openDiff`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub agent_writes: bool,
+    /// The agent is told why the person rejected it: Lua asks them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ask_reason: bool,
 }
 
 /// Reads the file on disk (off the UI thread) and checks both sides are text.

@@ -10,6 +10,7 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use super::announce::Announcements;
 use crate::client::ClientKind;
+use crate::codex;
 use crate::context_review;
 use crate::diagnostics::Mirror;
 use crate::diff::pending::DiffOutcome;
@@ -84,6 +85,7 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
             }
             context_review::context::broadcast(state, Some(&positions));
             ide_companion::context::on_selection(state, &positions).await;
+            codex::context::on_selection(state, &positions).await;
         }
         EditorEvent::LspAnswer(answer) | EditorEvent::ToolAnswer(answer) => {
             state.lsp().answer(answer)
@@ -95,11 +97,16 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
         EditorEvent::NoFile => context_review::context::broadcast(state, None),
         EditorEvent::RootsChanged => state.project_roots().invalidate(),
         EditorEvent::ReviewDone(done) => context_review::review::done(state, done),
-        EditorEvent::DiffDecided(Decision { id, accepted }) => {
+        EditorEvent::DiffDecided(Decision {
+            id,
+            accepted,
+            reason,
+        }) => {
             if let Some(diff) = state.diffs().take(id) {
-                diff.answer(match accepted {
-                    Some(text) => DiffOutcome::Accepted(text),
-                    None => DiffOutcome::Rejected { reason: None },
+                diff.answer(match (accepted, reason) {
+                    (Some(text), _) => DiffOutcome::Accepted(text),
+                    (None, Some(why)) => DiffOutcome::Declined(why),
+                    (None, None) => DiffOutcome::Rejected { reason: None },
                 });
             }
         }

@@ -54,6 +54,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         root: config.root.clone().into(),
         approve_edits: config.mcp_approve_edits,
         terminal_commands: config.mcp_terminal_commands,
+        keeps_place: ports.codex.is_some(),
     };
     let state = Arc::new(State::new(nvim, outline, diagnostics, settings));
     let listeners = serve(&config, ports, &state)?;
@@ -87,6 +88,8 @@ fn started(ports: &Ports, announced: &mut Announcements, token: &Token) -> io::R
         languages: crate::outline::languages::filetypes(),
         companions: std::mem::take(&mut announced.companions),
         companion_error: announced.companion_error.clone(),
+        codex: ports.codex.as_ref().map(|codex| codex.info()),
+        codex_error: ports.codex_error.clone(),
     })
 }
 
@@ -107,6 +110,7 @@ fn log_started(started: &Started, ports: &Ports, announced: &Announcements) {
         .chain(&started.mcp_error)
         .chain(&started.mcp_token_warning)
         .chain(&started.companion_error)
+        .chain(&started.codex_error)
     {
         tracing::warn!("{problem}");
     }
@@ -132,6 +136,19 @@ fn serve(config: &Config, ports: Ports, state: &Arc<State>) -> io::Result<Listen
             state.clone(),
             None,
             Serving::Companion(kind),
+        ));
+    }
+    if let Some(codex) = ports.codex {
+        for bound in &codex.bound {
+            tracing::info!("Codex socket {}", bound.file.path().display());
+        }
+        if let Some(note) = &codex.shared_note {
+            tracing::info!("Codex's shared socket: {note}");
+        }
+        listeners.serve(crate::codex_ipc::server::listener(
+            codex.bound,
+            Some(codex.places.private_tmpdir),
+            state.clone(),
         ));
     }
     if let Some(name) = config.context_socket.clone() {

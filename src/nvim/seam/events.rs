@@ -52,6 +52,9 @@ pub struct Decision {
     pub id: u64,
     /// The proposal's final text when accepted; `None` when rejected.
     pub accepted: Option<String>,
+    /// Why the person rejected it, when they said (for agents that pass
+    /// it on: Codex's hook, opencode).
+    pub reason: Option<String>,
 }
 
 /// What Neovim told the host, in the order it happened.
@@ -125,11 +128,18 @@ impl EditorEvent {
             "selection" => typed(payload()?).map(EditorEvent::Selection),
             "diff_decided" => {
                 let id = args.first()?.as_u64()?;
-                let accepted = match args.get(1)?.as_bool()? {
-                    true => Some(args.get(2)?.as_str()?.to_owned()),
-                    false => None,
+                let (accepted, reason) = match args.get(1)?.as_bool()? {
+                    true => (Some(args.get(2)?.as_str()?.to_owned()), None),
+                    false => {
+                        let reason = args.get(2).and_then(Value::as_str).map(str::trim);
+                        (None, reason.filter(|r| !r.is_empty()).map(str::to_owned))
+                    }
                 };
-                Some(EditorEvent::DiffDecided(Decision { id, accepted }))
+                Some(EditorEvent::DiffDecided(Decision {
+                    id,
+                    accepted,
+                    reason,
+                }))
             }
             "diff_closed" => Some(EditorEvent::DiffClosed(args.first()?.as_u64()?)),
             "cwd" => {
@@ -202,15 +212,35 @@ mod tests {
             &[Value::from(3), Value::from(true), Value::from("text\n")],
         );
         assert!(
-            matches!(accepted, Some(EditorEvent::DiffDecided(Decision { id: 3, accepted: Some(t) })) if t == "text\n")
+            matches!(accepted, Some(EditorEvent::DiffDecided(Decision { id: 3, accepted: Some(t), reason: None })) if t == "text\n")
         );
         let rejected = EditorEvent::parse("diff_decided", &[Value::from(4), Value::from(false)]);
         assert!(matches!(
             rejected,
             Some(EditorEvent::DiffDecided(Decision {
                 id: 4,
-                accepted: None
+                accepted: None,
+                reason: None
             }))
+        ));
+        let said_why = EditorEvent::parse(
+            "diff_decided",
+            &[
+                Value::from(4),
+                Value::from(false),
+                Value::from(" too long "),
+            ],
+        );
+        assert!(
+            matches!(said_why, Some(EditorEvent::DiffDecided(Decision { reason: Some(r), .. })) if r == "too long")
+        );
+        let blank = EditorEvent::parse(
+            "diff_decided",
+            &[Value::from(4), Value::from(false), Value::from("  ")],
+        );
+        assert!(matches!(
+            blank,
+            Some(EditorEvent::DiffDecided(Decision { reason: None, .. }))
         ));
         assert!(matches!(
             EditorEvent::parse("diff_closed", &[Value::from(5)]),

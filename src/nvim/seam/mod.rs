@@ -45,7 +45,7 @@
 //! | event                 | args                  | meaning                                  |
 //! |-----------------------|-----------------------|------------------------------------------|
 //! | `selection`           | positions             | debounced cursor/selection of a file     |
-//! | `diff_decided`        | id, accepted, text?   | the person accepted/rejected diff `id`   |
+//! | `diff_decided`        | id, accepted, text?/reason? | the person accepted (the final text) or rejected (and why, if they said) diff `id` |
 //! | `diff_closed`         | id                    | the person closed diff `id` without deciding (its tab, a side's last window, a side's buffer) |
 //! | `cwd`                 | dir, root             | Neovim's cwd changed (workspace folder), and its project root |
 //! | `suggest`             | request               | ask the pi agent for inline suggestions  |

@@ -47,6 +47,13 @@ impl Current {
                 from_buffer: true,
             });
         }
+        Current::on_disk(file).await
+    }
+
+    /// The file as it is on disk (never through a link), for an agent that
+    /// changes the file itself; a missing file is one to create.
+    pub async fn on_disk(file: &Confined) -> Result<Current, Failure> {
+        let path = file.path.as_str();
         match file.read().await {
             Ok(bytes) => {
                 let text = String::from_utf8(bytes)
