@@ -24,6 +24,8 @@
 //!   length-prefixed JSON), and `pi-ide codex-hook`, its client.
 //! * [`listen`]      – the `Listener`/`Handler` pair every transport fills in:
 //!   a connection cap, accept backoff, a task per connection, shutdown.
+//! * [`opencode`]    – opencode's server, followed: its edits asked in the
+//!   review and answered, `:PiIde ask` into its prompt.
 //! * [`lockfile`]    – the discovery files agents read.
 //! * [`discovery`]   – Gemini CLI's and Qwen Code's discovery files.
 //! * [`auth`]        – secret tokens, constant-time checks.
@@ -101,6 +103,7 @@ pub mod mcp_ws;
 pub mod memory;
 mod mutex;
 pub mod nvim;
+mod opencode;
 mod outline;
 mod peer;
 mod private_file;

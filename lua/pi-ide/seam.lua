@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 18
+M.VERSION = 19
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -191,7 +191,7 @@ end
 -- Lua → host notifications, the only ones Lua sends.
 M.EVENTS = {
   "selection", -- positions table: the cursor/selection of a file buffer, debounced
-  "diff_decided", -- id, accepted, text?: the person decided on diff `id`
+  "diff_decided", -- id, accepted, text?/reason?: the person decided on diff `id` (and why, when rejected)
   "diff_closed", -- id: the person closed diff `id` without deciding
   "cwd", -- dir, root: Neovim's global cwd changed, and its project root
   "suggest", -- request table: ask the pi agent for suggestions
@@ -211,6 +211,9 @@ M.EVENTS = {
   "tool_answer", -- {id, result?, error?}: the answer to user_tool, run_configurations or run_command `id`
   "tools_changed", -- tools: every MCP tool the config registered {name, description, input_schema}
   "propose_edit", -- {id, title?, files = {{path, text}}}: a config's tool proposes an edit
+  "opencode_follow", -- {id, port, password, cwd}: agent `id`, opencode, serves there: review its edits
+  "opencode_forget", -- id: that opencode exited
+  "opencode_prompt", -- {id, text, submit}: `:PiIde ask` into opencode's prompt
 }
 
 local known = {}

@@ -48,7 +48,7 @@ pub async fn answer(state: &State, params: &Value, pid: Option<u32>) -> Value {
         Err(why) => return deny(format!("{why}; nothing was changed")),
     };
     let (ops, files): (Vec<FileOp>, Vec<Proposed>) = shown.into_iter().unzip();
-    let outcomes = review(state, &project, "codex", "Codex apply_patch", pid, &files).await;
+    let outcomes = review(state, &project, "codex", "apply_patch", pid, &files).await;
     decide(&project, ops.into_iter().zip(files).collect(), outcomes)
 }
 
@@ -75,6 +75,12 @@ async fn proposals(project: &Project, text: &str) -> Result<Vec<(FileOp, Propose
             project.confine(to).map_err(|why| why.0)?;
         }
         let before = Current::on_disk(&confined).await.map_err(|why| why.0)?;
+        if !before.exists && !matches!(op, FileOp::Add { .. }) {
+            return Err(format!(
+                "the patch changes {}, which does not exist",
+                op.path()
+            ));
+        }
         let after = match &op {
             FileOp::Add { lines, .. } if lines.is_empty() => String::new(),
             FileOp::Add { lines, .. } => lines.join("\n") + "\n",
@@ -120,6 +126,11 @@ fn decide(project: &Project, shown: Vec<(FileOp, Proposed)>, outcomes: Vec<DiffO
         fates.push((name, fate));
     }
     let all_kept = fates.iter().all(|(_, fate)| matches!(fate, Fate::Kept(_)));
+    // One file, rejected for a reason: the reason says it all.
+    let single_reason = match fates.as_slice() {
+        [(_, Fate::Rejected(Some(why)))] => Some(why.clone()),
+        _ => None,
+    };
     if all_kept {
         return json!({"decision": "allow"});
     }
@@ -142,8 +153,11 @@ fn decide(project: &Project, shown: Vec<(FileOp, Proposed)>, outcomes: Vec<DiffO
         }
     }
     if applied.is_empty() {
-        let reason = match rejected.as_slice() {
-            [one] if !one.contains('(') => "The person rejected this patch in Neovim.".to_owned(),
+        let reason = match (rejected.as_slice(), single_reason) {
+            (_, Some(why)) => format!("The person rejected this patch in Neovim: {why}"),
+            ([one], None) if !one.contains('(') => {
+                "The person rejected this patch in Neovim.".to_owned()
+            }
             _ => format!(
                 "The person rejected this patch in Neovim: {}",
                 rejected.join("; ")
@@ -228,7 +242,7 @@ mod tests {
         );
         assert_eq!(
             got,
-            json!({"decision": "deny", "reason": "The person rejected this patch in Neovim: x (too long)"})
+            json!({"decision": "deny", "reason": "The person rejected this patch in Neovim: too long"})
         );
         let shown = vec![(update("x"), file("/w/x", "a\n", "b\n"))];
         let got = decide(&project, shown, vec![DiffOutcome::Closed]);

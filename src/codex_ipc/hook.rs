@@ -91,15 +91,14 @@ pub fn output_for(input: &str, socket: &Path) -> Option<Value> {
         }
     };
     match result["decision"].as_str() {
-        Some("allow") => match result["patch"].as_str() {
-            None => None,
-            Some(patch) => Some(json!({"hookSpecificOutput": {
+        Some("allow") => result["patch"].as_str().map(|patch| {
+            json!({"hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "allow",
                 "updatedInput": {"command": patch},
                 "additionalContext": result["context"],
-            }})),
-        },
+            }})
+        }),
         Some("deny") => Some(deny(
             result["reason"].as_str().unwrap_or("rejected in Neovim"),
         )),

@@ -20,6 +20,7 @@ use crate::jsonrpc;
 use crate::mcp_http;
 use crate::nvim::handler::EventSink;
 use crate::nvim::seam::{Decision, EditorEvent};
+use crate::opencode;
 use crate::state::State;
 use crate::state::outbox::Latest;
 use crate::suggest;
@@ -55,6 +56,8 @@ pub struct Wiring<'a> {
     pub state: &'a Arc<State>,
     pub announced: &'a mut Announcements,
     pub files: &'a FileWatch,
+    /// The opencodes whose servers are followed.
+    pub opencode: &'a mut opencode::Followed,
 }
 
 /// Whether the host goes on after an event.
@@ -126,6 +129,9 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
                 mention.file_path
             );
         }
+        EditorEvent::OpencodeFollow(server) => wiring.opencode.follow(state, server),
+        EditorEvent::OpencodeForget(id) => wiring.opencode.forget(id),
+        EditorEvent::OpencodePrompt(prompt) => wiring.opencode.prompt(prompt),
         EditorEvent::ListModels => {
             crate::task::spawn(suggest::list_models(state.clone()));
         }

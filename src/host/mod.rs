@@ -61,10 +61,12 @@ pub async fn run(config: Config) -> io::Result<()> {
     let editor = state.editor().clone();
     let files = FileWatch::new(move |changes| editor.push(LuaCall::FilesChanged(changes)));
     state.editor().push(LuaCall::Started(started));
+    let mut opencode = crate::opencode::Followed::default();
     let mut wiring = Wiring {
         state: &state,
         announced: &mut announced,
         files: &files,
+        opencode: &mut opencode,
     };
     let broken = until_stopped(io_loop, events, &mut wiring).await?;
     shut_down(&state, &announced, listeners).await;

@@ -17,6 +17,7 @@ const LAYERS: &[&[&str]] = &[
         "http",
         "socket",
         "codex_ipc",
+        "opencode",
         "listen",
         "lockfile",
         "discovery",

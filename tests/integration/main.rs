@@ -10,6 +10,7 @@ mod agents;
 mod claude_discovery;
 mod claude_tools;
 mod cli_environment;
+mod codex_socket;
 mod companion;
 mod confinement;
 mod context_socket;

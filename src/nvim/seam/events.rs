@@ -93,6 +93,43 @@ pub enum EditorEvent {
     WatchFiles(Vec<String>),
     /// Neovim wrote this file itself.
     FileWritten(String),
+    /// An opencode agent terminal's server, to follow.
+    OpencodeFollow(OpencodeServer),
+    /// That opencode (by agent id) exited.
+    OpencodeForget(u64),
+    /// Text for an opencode's prompt.
+    OpencodePrompt(OpencodePrompt),
+}
+
+/// Where an opencode started by `:PiIde agent opencode` serves.
+#[derive(Deserialize, PartialEq)]
+pub struct OpencodeServer {
+    /// The agent's id in Lua.
+    pub id: u64,
+    pub port: u16,
+    /// Its server's basic-auth password (never logged).
+    pub password: String,
+    /// Its working directory.
+    pub cwd: String,
+}
+
+impl std::fmt::Debug for OpencodeServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpencodeServer")
+            .field("id", &self.id)
+            .field("port", &self.port)
+            .field("cwd", &self.cwd)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `:PiIde ask` into opencode agent `id`.
+#[derive(Debug, Deserialize, PartialEq)]
+pub struct OpencodePrompt {
+    pub id: u64,
+    pub text: String,
+    /// Submit it (the text ended with a newline).
+    pub submit: bool,
 }
 
 impl EditorEvent {
@@ -119,6 +156,9 @@ impl EditorEvent {
         "tool_answer",
         "tools_changed",
         "propose_edit",
+        "opencode_follow",
+        "opencode_forget",
+        "opencode_prompt",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -159,6 +199,9 @@ impl EditorEvent {
             "tool_answer" => typed(payload()?).map(EditorEvent::ToolAnswer),
             "tools_changed" => typed(list(payload()?)).map(EditorEvent::ToolsChanged),
             "propose_edit" => typed(payload()?).map(EditorEvent::ProposeEdit),
+            "opencode_follow" => typed(payload()?).map(EditorEvent::OpencodeFollow),
+            "opencode_forget" => Some(EditorEvent::OpencodeForget(args.first()?.as_u64()?)),
+            "opencode_prompt" => typed(payload()?).map(EditorEvent::OpencodePrompt),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
             "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
             "list_models" => Some(EditorEvent::ListModels),

@@ -65,6 +65,9 @@
 //! | `tool_answer`         | answer                | `{id, result?, error?}` for `user_tool`, `run_configurations` or `run_command` `id` |
 //! | `tools_changed`       | tools                 | every MCP tool the config registered `[{name, description, input_schema}]` |
 //! | `propose_edit`        | edit                  | a registered tool proposes `{id, title?, files = [{path, text}]}`; answered by `edit_decided` |
+//! | `opencode_follow`     | agent                 | `:PiIde agent opencode` started opencode's server `{id, port, password, cwd}`: follow its events, review its edits |
+//! | `opencode_forget`     | id                    | that opencode exited                     |
+//! | `opencode_prompt`     | prompt                | `:PiIde ask` into opencode: `{id, text, submit}` through its `/tui` API |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with
@@ -83,7 +86,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 18;
+pub const SEAM_VERSION: u64 = 19;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::nvim::seam::{BufferText, ExpectedText, LuaCall};
 use crate::state::State;
 
 /// A file's text before an edit.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Current {
     pub text: Lines,
     /// False: neither a buffer nor a file holds it yet.

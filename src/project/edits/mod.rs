@@ -145,6 +145,7 @@ pub async fn propose(
 }
 
 /// One file an agent that writes files itself asks the person about.
+#[derive(Clone)]
 pub struct Proposed {
     /// Absolute, inside the project root.
     pub path: String,
@@ -204,6 +205,44 @@ pub async fn review(
     let outcomes = join_all(shown).await;
     withdraw.disarm();
     outcomes
+}
+
+/// Puts the text the person accepted for `file` (asked about by `agent`)
+/// into its buffer and onto disk, as for an MCP edit: shown again when the
+/// file changed meanwhile, kept in a buffer of its own when it cannot be
+/// applied. For an agent that cannot take the person's edits itself.
+pub async fn take_accepted(
+    state: &State,
+    project: &Project,
+    agent: &'static str,
+    title: &str,
+    file: &Proposed,
+    text: &str,
+) -> Result<(), String> {
+    let group = GROUPS.fetch_add(1, Ordering::Relaxed) + 1;
+    let change = Change {
+        path: file.path.clone(),
+        before: file.before.clone(),
+        after: file.proposal.join(),
+    };
+    let shown = Shown {
+        tab_name: format!("{agent}-{group}:{}", project.relative(&file.path)),
+        edit: EditInfo {
+            group,
+            index: 1,
+            count: 1,
+            title: title.to_owned(),
+            from_buffer: false,
+            requester_pid: None,
+            agent_writes: false,
+            ask_reason: false,
+        },
+    };
+    match accept::accepted(state, project, &change, &file.proposal, text, shown).await {
+        Fate::Applied { .. } => Ok(()),
+        Fate::Failed(message) | Fate::NotShown(message) => Err(message),
+        Fate::Declined => Err("the person rejected it when it was shown again".into()),
+    }
 }
 
 /// Where a file's diff is shown: its tab and what the winbar says.
