@@ -55,6 +55,8 @@ mod pi_bridge;
 mod pi_extension;
 mod properties;
 mod real_clis;
+mod real_codex;
+mod real_opencode;
 mod reload;
 mod review_git;
 mod routing;

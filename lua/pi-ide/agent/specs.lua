@@ -210,6 +210,24 @@ function M.command(spec, args, status, launch)
   return vim.trim(spec.cmd .. " " .. table.concat(words, " "))
 end
 
+--- The MCP endpoint's bearer token, for Codex's `--bearer-token-env-var`
+--- (what `:PiIde mcp` prints): read from the kept token file, else the
+--- lockfile, into the agent's environment and nowhere else.
+local function mcp_token(status)
+  if not status.mcp_url then
+    return nil
+  end
+  local ok, lines = pcall(vim.fn.readfile, status.mcp_token_file or status.lockfile)
+  if not ok or #lines == 0 then
+    return nil
+  end
+  if status.mcp_token_file then
+    return vim.trim(lines[1])
+  end
+  local decoded, lock = pcall(vim.json.decode, table.concat(lines, "\n"))
+  return decoded and type(lock) == "table" and type(lock.authToken) == "string" and lock.authToken or nil
+end
+
 --- opencode's config with edits set to ask, over any the environment has.
 local function opencode_config()
   local given = vim.env.OPENCODE_CONFIG_CONTENT
@@ -241,9 +259,13 @@ function M.environment(spec, status, launch)
   elseif spec.kind == "pi" and config.values.agent.pi.extensions.nvim and status.mcp_url then
     -- pi/nvim.ts runs `/nvim connect <this URL>` when pi starts.
     env.PI_IDE_NVIM_URL = status.mcp_url
-  elseif spec.kind == "codex" and status.codex then
-    -- Codex's /ide (and the hook) look for $TMPDIR/codex-ipc/ipc-<uid>.sock.
-    env.TMPDIR = status.codex.tmpdir
+  elseif spec.kind == "codex" then
+    if status.codex then
+      -- Codex's /ide (and the hook) look for $TMPDIR/codex-ipc/ipc-<uid>.sock.
+      env.TMPDIR = status.codex.tmpdir
+    end
+    -- Where `codex mcp add nvim … --bearer-token-env-var` reads it.
+    env.PI_IDE_MCP_TOKEN = mcp_token(status)
   elseif spec.kind == "opencode" then
     -- With either set, opencode dials that port without the token (which
     -- only a lockfile gives it) and is refused: empty, it reads Claude
