@@ -3,11 +3,12 @@
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
 //! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `large_diff`, `mcp_tools`,
-//! `lsp_references`, `watch`, `statusline`, `side_by_side`) to run one group.
+//! `lsp_references`, `watch`, `statusline`, `side_by_side`, `codex`) to run one group.
 
 use pi_ide_test_support as common;
 use pi_ide_test_support::load_driver;
 
+mod codex;
 mod diagnostics;
 mod editor;
 mod follow;
@@ -77,5 +78,8 @@ async fn main() {
     }
     if runs("side_by_side") {
         side_by_side::run().await;
+    }
+    if runs("codex") {
+        codex::run().await;
     }
 }
