@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use super::messages::NO_CLIENT;
 use crate::confine::ProjectRoot;
+use crate::ide_companion::context::cut;
 use crate::selection::{Mode, Positions};
 use crate::state::State;
 use crate::state::place::{At, Place};
@@ -70,18 +71,6 @@ pub async fn on_selection(state: &State, positions: &Positions) {
         end: at("end"),
         selected: Some(cut(text, MAX_SELECTED_BYTES).to_owned()),
     });
-}
-
-/// `text` cut to at most `max` bytes, on a character boundary.
-fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// The `ideContext` for the workspace `params` names, or Codex's error.
@@ -166,12 +155,5 @@ mod tests {
         assert_eq!(rel("/w", "/w/src/a.rs"), PathBuf::from("src/a.rs"));
         assert_eq!(rel("/w/sub", "/w/a.rs"), PathBuf::from("../a.rs"));
         assert_eq!(rel("/w/x/y", "/w/z/a"), PathBuf::from("../../z/a"));
-    }
-
-    #[test]
-    fn a_selection_is_cut_on_a_character_boundary() {
-        let long = format!("{}é", "x".repeat(MAX_SELECTED_BYTES - 1));
-        assert_eq!(cut(&long, MAX_SELECTED_BYTES).len(), MAX_SELECTED_BYTES - 1);
-        assert_eq!(cut("abc", 10), "abc");
     }
 }

@@ -199,20 +199,9 @@ fn as_accepted(op: FileOp, file: &Proposed, text: &str) -> FileOp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::text::Lines;
 
     fn file(path: &str, before: &str, after: &str) -> Proposed {
-        let before = Current {
-            text: Lines::split(before),
-            exists: true,
-            from_buffer: false,
-        };
-        let proposal = before.proposal(after);
-        Proposed {
-            path: path.into(),
-            before,
-            proposal,
-        }
+        Proposed::of(path, before, after)
     }
 
     fn update(path: &str) -> FileOp {

@@ -76,22 +76,34 @@ impl Server {
             .map_err(|e| e.to_string())
     }
 
-    /// The server's `/event` stream.
+    /// The server's `/global/event` stream: every instance's events, each
+    /// `{directory, payload}` (an instance's own `/event` can be one that
+    /// its TUI replaced while starting, and then hears nothing).
     pub async fn events(&self) -> Result<EventStream, String> {
-        let mut request = self.request("GET", "/event", Bytes::new())?;
+        let mut request = self.request("GET", "/global/event", Bytes::new())?;
         request.headers_mut().insert(
             "accept",
             hyper::header::HeaderValue::from_static("text/event-stream"),
         );
         let response = tokio::time::timeout(REQUEST_TIMEOUT, self.send(request))
             .await
-            .map_err(|_| "no answer to /event".to_owned())??;
+            .map_err(|_| "no answer to /global/event".to_owned())??;
         Ok(EventStream::new(response.into_body()))
+    }
+
+    /// GETs `path`; the answer as JSON (null when it is none).
+    pub async fn get(&self, path: &str) -> Result<Value, String> {
+        self.exchange(self.request("GET", path, Bytes::new())?, path)
+            .await
     }
 
     /// POSTs `body` to `path`; the answer as JSON (null when it is none).
     pub async fn post(&self, path: &str, body: &Value) -> Result<Value, String> {
         let request = self.request("POST", path, Bytes::from(body.to_string()))?;
+        self.exchange(request, path).await
+    }
+
+    async fn exchange(&self, request: Request<Full<Bytes>>, path: &str) -> Result<Value, String> {
         let exchange = async {
             let response = self.send(request).await?;
             let body = http_body_util::Limited::new(response.into_body(), MAX_ANSWER_BYTES)

@@ -1,7 +1,7 @@
 //! opencode started by `:PiIde agent opencode`: its TUI runs its server on
 //! a loopback port Lua chose, answering only to a password Lua chose
 //! (`OPENCODE_SERVER_PASSWORD`), with edits set to ask. The host follows
-//! the server's `/event` stream: each `permission.asked` for an edit is
+//! the server's `/global/event` stream: each `permission.asked` for an edit is
 //! shown in the review and answered at `POST /permission/:id/reply`
 //! (`once`, or `reject` with the person's reason); one answered in
 //! opencode's own prompt first (`permission.replied`) closes its diffs.
@@ -10,7 +10,7 @@
 //! reads Claude Code's lockfiles.)
 //!
 //! * [`client`]     – requests to the server (hyper's HTTP/1 client).
-//! * [`events`]     – the `/event` stream (server-sent events) read.
+//! * [`events`]     – the event stream (server-sent events) read.
 //! * [`permission`] – an edit asked, reviewed, answered.
 
 pub mod client;
@@ -32,6 +32,9 @@ use client::Server;
 const START_DEADLINE: Duration = Duration::from_secs(120);
 /// Waits between attempts to reach the server.
 const RETRY: Duration = Duration::from_millis(250);
+/// opencode sends a heartbeat every 10 s: a stream silent this long is
+/// stale (an instance gone), and is opened again.
+const SILENCE: Duration = Duration::from_secs(30);
 
 /// The opencodes followed, by agent id.
 #[derive(Default)]
@@ -115,12 +118,28 @@ async fn follow(state: Arc<State>, server: Arc<Server>, cwd: String) {
             tracing::info!("following opencode's events");
             connected = true;
         }
+        // What was asked before the stream was there (opencode's TUI takes
+        // prompts before its server answers everything).
+        match server.get("/permission").await {
+            Ok(Value::Array(pending)) => {
+                for asked in pending {
+                    let event = json!({"type": "permission.asked", "properties": asked});
+                    handle(&state, &server, &cwd, event, &mut reviews, &mut open);
+                }
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!("cannot list opencode's permission requests: {error}"),
+        }
         let mut stream = stream;
         loop {
             tokio::select! {
-                event = stream.next() => match event {
-                    Some(event) => handle(&state, &server, &cwd, event, &mut reviews, &mut open),
-                    None => break,
+                event = tokio::time::timeout(SILENCE, stream.next()) => match event {
+                    Ok(Some(event)) => handle(&state, &server, &cwd, event, &mut reviews, &mut open),
+                    Ok(None) => break,
+                    Err(_) => {
+                        tracing::info!("opencode's events went silent; following them again");
+                        break;
+                    }
                 },
                 Some(_) = reviews.join_next(), if !reviews.is_empty() => {}
             }
@@ -140,16 +159,28 @@ fn handle(
     open: &mut HashMap<String, AbortHandle>,
 ) {
     open.retain(|_, task| !task.is_finished());
+    // `/global/event` wraps each instance's event with its directory.
+    let (directory, event) = match event.get("payload") {
+        Some(payload) => (event["directory"].as_str().unwrap_or(cwd), payload),
+        None => (cwd, &event),
+    };
     let properties = &event["properties"];
     match event["type"].as_str() {
         Some("permission.asked") if properties["permission"] == "edit" => {
             let Some(id) = properties["id"].as_str() else {
                 return;
             };
+            if open.contains_key(id) {
+                return;
+            }
+            tracing::info!(
+                "opencode asks to edit {}",
+                properties["metadata"]["filepath"].as_str().unwrap_or("?")
+            );
             let asked = properties.clone();
-            let (state, server, cwd) = (state.clone(), server.clone(), cwd.to_owned());
+            let (state, server, directory) = (state.clone(), server.clone(), directory.to_owned());
             let task = reviews.spawn(async move {
-                permission::review(&state, &server, &cwd, &asked).await;
+                permission::review(&state, &server, &directory, &asked).await;
             });
             open.insert(id.to_owned(), task);
         }

@@ -14,6 +14,7 @@
 //! An edit this review cannot show (outside the project, a rename, a diff
 //! that does not apply) is left to opencode's own prompt.
 
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value, json};
 
 use super::client::Server;
@@ -31,13 +32,13 @@ pub struct Reply {
     pub message: Option<String>,
 }
 
-/// Reviews permission request `asked` of the opencode at `server`, running
-/// in `cwd`, and answers it.
-pub async fn review(state: &State, server: &Server, cwd: &str, asked: &Value) {
+/// Reviews permission request `asked` of the opencode instance at
+/// `server` working in `directory`, and answers it.
+pub async fn review(state: &State, server: &Server, directory: &str, asked: &Value) {
     let Some(id) = asked["id"].as_str() else {
         return;
     };
-    let project = match Project::open(state, &json!({"projectPath": cwd})).await {
+    let project = match Project::open(state, &json!({"projectPath": directory})).await {
         Ok(project) => project,
         Err(why) => {
             tracing::info!("opencode's edit not reviewed here: {}", why.0);
@@ -61,7 +62,9 @@ pub async fn review(state: &State, server: &Server, cwd: &str, asked: &Value) {
     if let Some(message) = &reply.message {
         body["message"] = json!(message);
     }
-    if let Err(error) = server.post(&format!("/permission/{id}/reply"), &body).await {
+    let instance = utf8_percent_encode(directory, NON_ALPHANUMERIC);
+    let path = format!("/permission/{id}/reply?directory={instance}");
+    if let Err(error) = server.post(&path, &body).await {
         tracing::warn!("cannot answer opencode's permission request: {error}");
     }
 }
@@ -204,20 +207,9 @@ async fn take(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::text::Lines;
 
     fn file(path: &str, before: &str, after: &str) -> Proposed {
-        let before = Current {
-            text: Lines::split(before),
-            exists: true,
-            from_buffer: false,
-        };
-        let proposal = before.proposal(after);
-        Proposed {
-            path: path.into(),
-            before,
-            proposal,
-        }
+        Proposed::of(path, before, after)
     }
 
     #[test]

@@ -228,6 +228,22 @@ async fn one_connection_skips_what_is_not_a_request_and_closes_on_a_frame_too_la
     assert_eq!(again["resultType"], "success");
 }
 
+/// Adds `line` to the end of diff `tab`'s proposal, as the person would,
+/// and accepts it.
+pub async fn accept_with_line(session: &Session, tab: &str, line: &str) {
+    let accepted = session
+        .lua_with(
+            "local tab, line = ...
+             for _, d in ipairs(require('pi-ide.diff').list()) do
+               if d.tab_name == tab then vim.api.nvim_buf_set_lines(d.proposed_buf, -1, -1, false, { line }) end
+             end
+             return require('pi-ide.diff').accept(tab)",
+            vec![json!(tab), json!(line)],
+        )
+        .await;
+    assert_eq!(accepted, true);
+}
+
 /// `pi-ide codex-hook` as Codex runs it: `input` on stdin, `TMPDIR` leading
 /// to Neovim; its stdout.
 async fn run_hook(tmpdir: &str, input: &Value) -> tokio::process::Child {
@@ -318,15 +334,7 @@ async fn codex_hook_shows_the_patch_and_tells_codex_what_the_person_decided() {
     // Accepted with the person's own line: Codex gets a patch of it.
     let hook = run_hook(&tmpdir, &hook_input(&work, patch)).await;
     let tab = diff_opened(&session, 1).await;
-    session
-        .lua_with(
-            "for _, d in ipairs(require('pi-ide.diff').list()) do
-               if d.tab_name == ... then vim.api.nvim_buf_set_lines(d.proposed_buf, -1, -1, false, { 'mine' }) end
-             end
-             return require('pi-ide.diff').accept(...)",
-            vec![json!(tab)],
-        )
-        .await;
+    accept_with_line(&session, &tab, "mine").await;
     let said: Value = serde_json::from_str(&hook_output(hook).await).unwrap();
     let output = &said["hookSpecificOutput"];
     assert_eq!(output["permissionDecision"], "allow", "{said}");

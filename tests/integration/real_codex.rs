@@ -17,9 +17,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
-use crate::codex_socket::ShortTmp;
+use crate::codex_socket::{ShortTmp, accept_with_line};
 use crate::common::{Session, eventually, fresh_dir, repo_root, scratch_dir};
 use crate::pi_extension::{installed_and_current, run_in};
+pub use crate::real_clis::Helper as Stub;
+use crate::real_clis::descendants;
 
 /// A CLI's start, a model turn, a hook's run: seconds each on two busy cores.
 pub const CLI_DEADLINE: Duration = Duration::from_secs(180);
@@ -67,47 +69,45 @@ pub fn require_agents() {
     );
 }
 
-/// A stub model of the test: its port and what it logged.
-pub struct Stub {
-    _child: Child,
-    pub port: u16,
-    log: PathBuf,
+/// A stub model of the test (`tests/agent_clis/<script>`), its files in
+/// `dir`, run in `cwd`.
+pub async fn stub(script: &str, dir: &Path, cwd: &Path) -> Stub {
+    Stub::start_at(&agents_dir().join(script), dir, cwd).await
 }
 
-impl Stub {
-    /// `python3 tests/agent_clis/<script> <port-file> <log-file>` in `cwd`.
-    pub async fn start(script: &str, dir: &Path, cwd: &Path) -> Stub {
-        let (port_file, log) = (
-            dir.join(format!("{script}.port")),
-            dir.join(format!("{script}.log")),
-        );
-        let child = Command::new("python3")
-            .arg(agents_dir().join(script))
-            .args([&port_file, &log])
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("python3 runs the stub model");
-        let port = eventually(&format!("{script} to listen"), || async {
-            std::fs::read_to_string(&port_file).ok()?.parse().ok()
-        })
-        .await;
-        Stub {
-            _child: child,
-            port,
-            log,
-        }
+/// An item's text: its `content` as a string, or its parts' texts joined.
+pub fn text_of(item: &Value) -> String {
+    match &item["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| part["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
     }
+}
 
-    /// Every request body logged so far.
-    pub fn requests(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .map(|entry| entry["body"].clone())
-            .collect()
+/// Polls `check` until it finds what it wants, as long as a CLI may take;
+/// on a timeout panics naming `what`, with what `context` says.
+pub async fn within<T, Fut, Said>(
+    what: &str,
+    mut check: impl FnMut() -> Fut,
+    context: impl Fn() -> Said,
+) -> T
+where
+    Fut: std::future::Future<Output = Option<T>>,
+    Said: std::future::Future<Output = String>,
+{
+    let deadline = tokio::time::Instant::now() + CLI_DEADLINE;
+    loop {
+        if let Some(found) = check().await {
+            return found;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            panic!("timed out waiting for {what}\n{}", context().await);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
@@ -155,29 +155,46 @@ impl<'a> AgentTerminal<'a> {
 
     /// Polls `check` until it finds what it wants, on the screen or
     /// elsewhere; on a timeout shows the screen and what Neovim said.
-    pub async fn wait_until<T, Fut>(&self, what: &str, mut check: impl FnMut() -> Fut) -> T
+    pub async fn wait_until<T, Fut>(&self, what: &str, check: impl FnMut() -> Fut) -> T
     where
         Fut: std::future::Future<Output = Option<T>>,
     {
-        let deadline = tokio::time::Instant::now() + CLI_DEADLINE;
-        loop {
-            if let Some(found) = check().await {
-                return found;
-            }
-            if tokio::time::Instant::now() >= deadline {
-                panic!(
-                    "timed out waiting for {what}\n--- the terminal ---\n{}\n--- the person was told ---\n{:?}",
-                    self.screen().await,
-                    self.session.notifications().await
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        within(what, check, || async {
+            format!(
+                "--- the terminal ---\n{}\n--- the person was told ---\n{:?}",
+                self.screen().await,
+                self.session.notifications().await
+            )
+        })
+        .await
     }
 
     pub async fn shows(&self, what: &str) {
         self.wait_until(&format!("the terminal to show {what:?}"), || async {
             self.screen().await.contains(what).then_some(())
+        })
+        .await
+    }
+
+    /// Sends `keys` until the screen shows `then` (again after 2 s without
+    /// it: a TUI may get keys before it takes them); the keys must be
+    /// harmless to repeat.
+    pub async fn press_until(&self, keys: &str, then: &str) {
+        let mut sent_at: Option<tokio::time::Instant> = None;
+        self.wait_until(&format!("{keys:?} to show {then:?}"), || {
+            let again = sent_at.is_none_or(|at| at.elapsed() > Duration::from_secs(2));
+            if again {
+                sent_at = Some(tokio::time::Instant::now());
+            }
+            async move {
+                if self.screen().await.contains(then) {
+                    return Some(());
+                }
+                if again {
+                    self.send(keys).await;
+                }
+                None
+            }
         })
         .await
     }
@@ -218,20 +235,6 @@ impl<'a> AgentTerminal<'a> {
 /// the test ends: Neovim going away would only hang them up.
 pub struct EndsAgent(pub i32);
 
-fn descendants(pid: i32) -> Vec<i32> {
-    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"));
-    let children: Vec<i32> = children
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|pid| pid.parse().ok())
-        .collect();
-    let mut all = children.clone();
-    for child in children {
-        all.extend(descendants(child));
-    }
-    all
-}
-
 impl Drop for EndsAgent {
     fn drop(&mut self) {
         for pid in descendants(self.0).into_iter().chain([self.0]) {
@@ -241,16 +244,31 @@ impl Drop for EndsAgent {
     }
 }
 
-/// Records every diff Neovim opens.
-pub async fn record_diffs(session: &Session) {
+/// Records every diff Neovim opens; selects the second line of `file`,
+/// as the person would, and starts agent `name` (`:PiIde agent`, cursor
+/// kept).
+pub async fn select_and_start(session: &Session, file: &Path, name: &str) {
     session
         .exec(
-            "_G.diffs_seen = {}
+            "vim.env.CI = nil; vim.env.GITHUB_ACTIONS = nil -- a person's editor is no CI job
+             _G.diffs_seen = {}
              vim.api.nvim_create_autocmd('User', { pattern = 'PiIdeDiffOpened', callback = function(ev)
                table.insert(_G.diffs_seen, ev.data)
              end })",
         )
         .await;
+    session
+        .exec(&format!("vim.cmd.edit('{}')", file.display()))
+        .await;
+    session.place_cursor(2, 0).await;
+    session.input("V").await;
+    let started = session
+        .lua_with(
+            "return require('pi-ide.agent').show(...)",
+            vec![json!(name)],
+        )
+        .await;
+    assert_eq!(started, true, "{name} started");
 }
 
 /// Diff `n` (1-based) Neovim opened, once it did.
@@ -341,30 +359,17 @@ screen_reader_detection_done = true
 
 /// The texts of the user messages Codex sent its model.
 fn prompts(model: &Stub) -> Vec<String> {
-    let mut texts = vec![];
-    for body in model.requests() {
-        for item in body["input"].as_array().into_iter().flatten() {
-            if item["type"] == "message" && item["role"] == "user" {
-                for part in item["content"].as_array().into_iter().flatten() {
-                    texts.extend(part["text"].as_str().map(str::to_owned));
-                }
-            }
-        }
-    }
-    texts
+    let user = |item: &Value| item["type"] == "message" && item["role"] == "user";
+    model.items("input", user).iter().map(text_of).collect()
 }
 
-/// What Codex told its model a tool call of its came to.
+/// What Codex told its model its patches came to.
 fn tool_outputs(model: &Stub) -> Vec<String> {
-    let mut outputs = vec![];
-    for body in model.requests() {
-        for item in body["input"].as_array().into_iter().flatten() {
-            if item["type"] == "custom_tool_call_output" {
-                outputs.extend(item["output"].as_str().map(str::to_owned));
-            }
-        }
-    }
+    let outputs = model.items("input", |item| item["type"] == "custom_tool_call_output");
     outputs
+        .iter()
+        .filter_map(|item| item["output"].as_str().map(str::to_owned))
+        .collect()
 }
 
 #[tokio::test]
@@ -375,7 +380,7 @@ async fn the_real_codex_gets_neovims_context_and_its_patches_are_decided_in_neov
     let (a, b) = (work.join("a.txt"), work.join("b.txt"));
     std::fs::write(&a, "one\ntwo\nthree\n").unwrap();
     std::fs::write(&b, "bee\n").unwrap();
-    let model = Stub::start("stub_responses.py", &helpers, &work).await;
+    let model = stub("stub_responses.py", &helpers, &work).await;
     let home = scratch_dir("real-codex-home");
     let codex_home = codex_home(&home, &model, &work);
     let tmp = ShortTmp::new();
@@ -404,10 +409,6 @@ async fn the_real_codex_gets_neovims_context_and_its_patches_are_decided_in_neov
     )
     .await;
     session.lockfile().await;
-    // A person's editor is no CI job.
-    session
-        .exec("vim.env.CI = nil; vim.env.GITHUB_ACTIONS = nil")
-        .await;
     eventually("the host serving Codex's socket", || async {
         session
             .lua("return require('pi-ide').status().codex")
@@ -416,17 +417,8 @@ async fn the_real_codex_gets_neovims_context_and_its_patches_are_decided_in_neov
             .then_some(())
     })
     .await;
-    record_diffs(&session).await;
     // The person is in a.txt with its second line selected.
-    session
-        .exec(&format!("vim.cmd.edit('{}')", a.display()))
-        .await;
-    session.place_cursor(2, 0).await;
-    session.input("V").await;
-    let started = session
-        .lua("return require('pi-ide.agent').show('codex')")
-        .await;
-    assert_eq!(started, true);
+    select_and_start(&session, &a, "codex").await;
     let terminal = AgentTerminal::of(&session, "codex").await;
     let pid = session
         .lua_with("return vim.fn.jobpid(...)", vec![json!(terminal.job)])
@@ -435,11 +427,11 @@ async fn the_real_codex_gets_neovims_context_and_its_patches_are_decided_in_neov
 
     // The hook `:PiIde agent codex` passed: trusted, as the person would.
     terminal.shows("Hooks need review").await;
-    terminal.send("2").await;
-    terminal.shows("› 2. Trust all and continue").await;
-    terminal.send("\r").await;
-    terminal.shows("Ask Codex to do anything").await;
-    let asked = || model.requests().len();
+    terminal
+        .press_until("2", "› 2. Trust all and continue")
+        .await;
+    terminal.press_until("\r", "Ask Codex to do anything").await;
+    let asked = || model.asked();
     terminal.enter("/ide", asked).await;
     terminal.shows("IDE context is on").await;
 
@@ -476,15 +468,7 @@ async fn the_real_codex_gets_neovims_context_and_its_patches_are_decided_in_neov
 
     terminal.enter("edit b.txt to accepted", asked).await;
     let tab = diff_opened(&terminal, "codex", 2, &b).await;
-    session
-        .lua_with(
-            "for _, d in ipairs(require('pi-ide.diff').list()) do
-               if d.tab_name == ... then vim.api.nvim_buf_set_lines(d.proposed_buf, -1, -1, false, { 'mine' }) end
-             end
-             return require('pi-ide.diff').accept(...)",
-            vec![json!(tab)],
-        )
-        .await;
+    accept_with_line(&session, &tab, "mine").await;
     terminal
         .wait_until("Codex to write the person's version", || async {
             (std::fs::read_to_string(&b).ok()? == "accepted\nmine\n").then_some(())

@@ -15,11 +15,13 @@
 use std::net::TcpListener;
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
+use crate::codex_socket::accept_with_line;
 use crate::common::{Session, eventually, fresh_dir, scratch_dir};
 use crate::real_codex::{
-    CLI_DEADLINE, OPENCODE, Stub, agents_dir, diff_of, record_diffs, require_agents, seen_diff,
+    OPENCODE, Stub, agents_dir, diff_of, require_agents, seen_diff, select_and_start, stub,
+    text_of, within,
 };
 
 /// A tmux server of the test's own, a pane of which Neovim "runs in".
@@ -101,25 +103,21 @@ async fn until<T, Fut>(
     tmux: &Tmux,
     pane: &str,
     session: &Session,
-    mut check: impl FnMut() -> Fut,
+    check: impl FnMut() -> Fut,
 ) -> T
 where
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = tokio::time::Instant::now() + CLI_DEADLINE;
-    loop {
-        if let Some(found) = check().await {
-            return found;
-        }
-        if tokio::time::Instant::now() >= deadline {
-            panic!(
-                "timed out waiting for {what}\n--- the pane ---\n{}\n--- the person was told ---\n{:?}",
-                tmux.screen(pane),
-                session.notifications().await
-            );
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    within(what, check, || async {
+        let log = std::fs::read_to_string(session.state_dir.join("nvim/pi-ide.log"));
+        format!(
+            "--- the pane ---\n{}\n--- the person was told ---\n{:?}\n--- the host's log ---\n{}",
+            tmux.screen(pane),
+            session.notifications().await,
+            log.unwrap_or_default()
+        )
+    })
+    .await
 }
 
 /// The opencode binary for this machine, chosen as opencode's own
@@ -145,39 +143,14 @@ fn opencode() -> std::path::PathBuf {
 
 /// What opencode's tools told its model.
 fn tool_results(model: &Stub) -> Vec<String> {
-    let mut results = vec![];
-    for body in model.requests() {
-        for message in body["messages"].as_array().into_iter().flatten() {
-            if message["role"] == "tool" {
-                results.extend(message["content"].as_str().map(str::to_owned));
-            }
-        }
-    }
-    results
+    let tools = model.items("messages", |message| message["role"] == "tool");
+    tools.iter().map(text_of).collect()
 }
 
 /// The texts of the user messages opencode sent its model.
 fn prompts(model: &Stub) -> Vec<String> {
-    let mut texts = vec![];
-    for body in model.requests() {
-        for message in body["messages"].as_array().into_iter().flatten() {
-            if message["role"] != "user" {
-                continue;
-            }
-            match &message["content"] {
-                Value::String(text) => texts.push(text.clone()),
-                Value::Array(parts) => texts.push(
-                    parts
-                        .iter()
-                        .filter_map(|p| p["text"].as_str())
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                ),
-                _ => {}
-            }
-        }
-    }
-    texts
+    let users = model.items("messages", |message| message["role"] == "user");
+    users.iter().map(text_of).collect()
 }
 
 async fn ask(session: &Session, text: &str) {
@@ -200,7 +173,7 @@ async fn the_real_opencode_connects_through_the_lockfile_and_its_edits_are_decid
     std::fs::write(&a, "one\ntwo\nthree\n").unwrap();
     std::fs::write(&b, "bee\n").unwrap();
     std::fs::write(&c, "sea\n").unwrap();
-    let model = Stub::start("stub_chat.py", &helpers, &work).await;
+    let model = stub("stub_chat.py", &helpers, &work).await;
     let home = scratch_dir("real-opencode-home");
     let config = helpers.join("opencode.json");
     std::fs::write(
@@ -249,19 +222,7 @@ async fn the_real_opencode_connects_through_the_lockfile_and_its_edits_are_decid
     ]);
     let session = Session::start_in(work.clone(), &env, &opts).await;
     session.lockfile().await;
-    session
-        .exec("vim.env.CI = nil; vim.env.GITHUB_ACTIONS = nil")
-        .await;
-    record_diffs(&session).await;
-    session
-        .exec(&format!("vim.cmd.edit('{}')", a.display()))
-        .await;
-    session.place_cursor(2, 0).await;
-    session.input("V").await;
-    let started = session
-        .lua("return require('pi-ide.agent').show('opencode')")
-        .await;
-    assert_eq!(started, true);
+    select_and_start(&session, &a, "opencode").await;
     let pane = eventually("opencode's tmux pane", || async {
         let list = session.lua("return require('pi-ide.agent').list()").await;
         list.as_array()?.first()?["pane"]
@@ -358,15 +319,7 @@ async fn the_real_opencode_connects_through_the_lockfile_and_its_edits_are_decid
         "opencode",
         &c,
     );
-    session
-        .lua_with(
-            "for _, d in ipairs(require('pi-ide.diff').list()) do
-               if d.tab_name == ... then vim.api.nvim_buf_set_lines(d.proposed_buf, -1, -1, false, { 'mine' }) end
-             end
-             return require('pi-ide.diff').accept(...)",
-            vec![json!(tab)],
-        )
-        .await;
+    accept_with_line(&session, &tab, "mine").await;
     let (what, t, p, s) = wait("opencode's model to hear the person wrote their version");
     let told = until(what, t, p, s, || async {
         tool_results(&model)

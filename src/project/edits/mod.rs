@@ -154,6 +154,24 @@ pub struct Proposed {
     pub proposal: Lines,
 }
 
+impl Proposed {
+    /// `path` proposed to go from `before` to `after` (unit tests).
+    #[cfg(test)]
+    pub fn of(path: &str, before: &str, after: &str) -> Proposed {
+        let before = Current {
+            text: Lines::split(before),
+            exists: true,
+            from_buffer: false,
+        };
+        let proposal = before.proposal(after);
+        Proposed {
+            path: path.into(),
+            before,
+            proposal,
+        }
+    }
+}
+
 /// Shows `files` as one edit `title` by an agent that writes them itself
 /// once told (Codex's hook, opencode's permission requests), and waits
 /// until every file is decided or this future is dropped (then its diffs
