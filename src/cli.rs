@@ -11,6 +11,10 @@ use crate::config::{Config, Parsed};
 
 /// Runs the host with `args` (the command line without the program name).
 pub fn main(args: Vec<String>) -> ExitCode {
+    if args.first().is_some_and(|first| first == "codex-hook") {
+        // Run by Codex, not Neovim: stdout is the hook's answer.
+        return crate::codex_ipc::hook::run();
+    }
     let config = match Config::from_args(args) {
         Ok(Parsed::Run(config)) => *config,
         Ok(Parsed::Version) => {

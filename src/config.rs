@@ -45,6 +45,9 @@ pub struct Config {
     /// is announced in (`--gemini-dir <tmpdir>/gemini/ide`, `--qwen-dir
     /// $QWEN_HOME/ide`; empty: not served).
     pub companions: Vec<(ClientKind, PathBuf)>,
+    /// The temporary directory Codex CLI looks for its IDE socket under
+    /// (`--codex-tmpdir`, Neovim's `$TMPDIR` or `/tmp`); `None`: not served.
+    pub codex_tmpdir: Option<PathBuf>,
 }
 
 /// What the command line asks for.
@@ -64,9 +67,10 @@ impl Config {
     /// Parses `--pid N --cwd DIR [--port N] [--root DIR] [--context-socket NAME]
     /// [--lock-dir DIR] [--claude-lock-dir DIR] [--log-file F] [--log-level L]
     /// [--mcp-port N] [--mcp-approve-edits true|false] [--mcp-token-file F]
-    /// [--mcp-session-idle-ms N] [--gemini-dir DIR] [--qwen-dir DIR]` (an empty `--mcp-port`: no MCP endpoint;
-    /// idle 0: idle sessions stay until the cap needs their place; absent:
-    /// four hours), `--version` or `--check-root DIR`.
+    /// [--mcp-session-idle-ms N] [--gemini-dir DIR] [--qwen-dir DIR] [--codex-tmpdir DIR]`
+    /// (an empty `--mcp-port`: no MCP endpoint; an empty `--codex-tmpdir`: no
+    /// Codex socket; idle 0: idle sessions stay until the cap needs their
+    /// place; absent: four hours), `--version` or `--check-root DIR`.
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         let mut pid = None;
         let mut port = 0;
@@ -83,6 +87,7 @@ impl Config {
         let mut mcp_token_file = None;
         let mut mcp_session_idle = Some(crate::http::sessions::DEFAULT_IDLE);
         let mut companions = Vec::new();
+        let mut codex_tmpdir = None;
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
             if flag == "--version" {
@@ -150,6 +155,8 @@ impl Config {
                     mcp_token_file = Some(PathBuf::from(value))
                 }
                 "--mcp-token-file" => {}
+                "--codex-tmpdir" if value.is_empty() => codex_tmpdir = None,
+                "--codex-tmpdir" => codex_tmpdir = Some(PathBuf::from(value)),
                 "--mcp-session-idle-ms" => {
                     let ms: u64 = value
                         .parse()
@@ -183,6 +190,7 @@ impl Config {
             mcp_token_file,
             mcp_session_idle,
             companions,
+            codex_tmpdir,
         })))
     }
 }

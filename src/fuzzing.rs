@@ -213,6 +213,7 @@ async fn stand_in_state(root: &std::path::Path) -> std::io::Result<Arc<State>> {
         root: root.to_path_buf(),
         approve_edits: true,
         terminal_commands: true,
+        keeps_place: false,
     };
     Ok(Arc::new(State::new(nvim, outline, diagnostics, settings)))
 }

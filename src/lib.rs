@@ -23,8 +23,12 @@
 //! * [`acp`]         – the Agent Client Protocol, client side: the chat's
 //!   agents, started by the host and spoken to over their stdio; and
 //!   `pi-ide mcp-stdio`, `/mcp` as a stdio MCP server for them.
+//! * [`codex_ipc`]   – Codex CLI's IDE socket (`$TMPDIR/codex-ipc/ipc-<uid>.sock`,
+//!   length-prefixed JSON), and `pi-ide codex-hook`, its client.
 //! * [`listen`]      – the `Listener`/`Handler` pair every transport fills in:
 //!   a connection cap, accept backoff, a task per connection, shutdown.
+//! * [`opencode`]    – opencode's server, followed: its edits asked in the
+//!   review and answered, `:PiIde ask` into its prompt.
 //! * [`lockfile`]    – the discovery files agents read.
 //! * [`discovery`]   – Gemini CLI's and Qwen Code's discovery files.
 //! * [`auth`]        – secret tokens, constant-time checks.
@@ -44,6 +48,8 @@
 //! * [`suggest`]     – `getSuggestions` to pi, cancellation, model listing.
 //! * [`changes`]     – the review of what changed since a baseline, whoever
 //!   changed it: `:PiIde changes`, kept or reverted hunk by hunk.
+//! * [`codex`]       – what Codex's IDE channel carries: `ide-context`, and
+//!   patches its hook asks the person about (Codex's patch format).
 //! * [`context_review`] – the context/review protocol pi's `ide` extension
 //!   speaks over [`socket`]: `hello`, `context`, review requests and
 //!   `reviewResult`.
@@ -80,6 +86,8 @@ mod auth;
 mod changes;
 pub mod cli;
 mod client;
+mod codex;
+mod codex_ipc;
 pub mod config;
 pub mod confine;
 mod context_review;
@@ -104,6 +112,7 @@ pub mod mcp_ws;
 pub mod memory;
 mod mutex;
 pub mod nvim;
+mod opencode;
 mod outline;
 mod peer;
 mod private_file;

@@ -1,6 +1,10 @@
 //! Every limit a client can meet, gathered from the transports that enforce
 //! them (the README lists them with what a client gets at each).
 
+pub use crate::codex_ipc::{
+    IDLE_TIMEOUT as CODEX_IDLE_TIMEOUT, MAX_CONNECTIONS as CODEX_MAX_CONNECTIONS,
+    MAX_FRAME_BYTES as CODEX_MAX_FRAME_BYTES,
+};
 pub use crate::http::server::{
     HEADER_TIMEOUT as MCP_HEADER_TIMEOUT, MAX_BODY_BYTES as MCP_MAX_BODY_BYTES,
     MAX_CONNECTIONS as MCP_MAX_CONNECTIONS,

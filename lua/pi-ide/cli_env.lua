@@ -6,10 +6,21 @@
 -- Neovim starts (`:terminal`, `:!`, jobstart(), vim.system()) inherits them.
 -- No token is among them: the CLIs read it from the discovery file (0600).
 -- CLAUDE_CODE_SSE_PORT is not either: other CLIs read it too and would then
--- connect without a token; only Claude's agent terminal gets it.
+-- connect without a token; only Claude's agent terminal gets it. While the
+-- host announces Neovim in Claude Code's lockfiles, that variable and
+-- OPENCODE_EDITOR_SSE_PORT are even taken out of Neovim's environment (an
+-- editor whose terminal Neovim runs in may have set them): opencode dials
+-- the port either names without a token, which only a lockfile gives it,
+-- and Claude Code would dial that other editor; without them both find
+-- this Neovim by its lockfile.
 local M = {}
 
 local NAMES = { "GEMINI_CLI_IDE_PID", "GEMINI_CLI_IDE_SERVER_PORT", "QWEN_CODE_IDE_SERVER_PORT" }
+
+-- Taken out of Neovim's environment while Neovim is in Claude's lockfiles.
+local WITHHELD = { "CLAUDE_CODE_SSE_PORT", "OPENCODE_EDITOR_SSE_PORT" }
+-- Their values as inherited, while withheld.
+local withheld = {}
 
 -- What Neovim had before we set a variable (false: unset), so stopping
 -- gives back what it inherited, e.g. from another editor's terminal.
@@ -67,12 +78,30 @@ function M.export(status)
     end
   end
   M.withdraw(wanted)
+  if status.claude_lockfile then
+    for _, name in ipairs(WITHHELD) do
+      local value = vim.env[name]
+      if value ~= nil and value ~= "" then
+        withheld[name] = value
+        vim.env[name] = nil
+      end
+    end
+  end
 end
 
 --- Gives back what Neovim had before, for every variable we set (but those
---- in `keep`) that nobody changed since.
+--- in `keep`) that nobody changed since; without `keep` (the host
+--- stopped), the withheld ones too, unless set again since.
 ---@param keep table<string, string>?
 function M.withdraw(keep)
+  if not keep then
+    for name, value in pairs(withheld) do
+      if vim.env[name] == nil then
+        vim.env[name] = value
+      end
+    end
+    withheld = {}
+  end
   for _, name in ipairs(NAMES) do
     if ours[name] and not (keep and keep[name]) then
       if vim.env[name] == ours[name] then

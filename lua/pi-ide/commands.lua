@@ -34,6 +34,16 @@ local function describe_host(status, lines)
   if status.companion_error then
     lines[#lines + 1] = "Gemini CLI / Qwen Code: " .. status.companion_error
   end
+  if status.codex then
+    lines[#lines + 1] = ("Codex CLI (/ide): %s; TMPDIR=%s codex reaches it"):format(
+      status.codex.socket,
+      status.codex.tmpdir
+    )
+    lines[#lines + 1] = status.codex.shared and ("Codex CLI (/ide), shared: " .. status.codex.shared)
+      or ("Codex CLI (/ide), shared place: not served: " .. (status.codex.shared_note or "?"))
+  elseif status.codex_error then
+    lines[#lines + 1] = "Codex CLI (/ide): " .. status.codex_error
+  end
   if status.socket then
     lines[#lines + 1] = ("pi context socket: %s (start pi in %s)"):format(
       status.socket,
@@ -192,18 +202,21 @@ local subcommands = {
       return
     end
     local claude = M.claude_mcp_add(mcp)
-    if args[1] == "copy" then
+    local codex, codex_run = M.codex_mcp_add(mcp)
+    if args[1] == "copy" and (args[2] == nil or args[2] == "claude" or args[2] == "codex") then
       -- A wrapped message cannot be copied from the terminal in one piece.
-      -- The command reads the token when it runs: none goes into a register.
-      vim.fn.setreg('"', claude)
+      -- The commands read the token when they run: none goes into a register.
+      local which = args[2] or "claude"
+      local command = which == "codex" and codex or claude
+      vim.fn.setreg('"', command)
       local clipboard = vim.fn.has("clipboard") == 1
       if clipboard then
-        vim.fn.setreg("+", claude)
+        vim.fn.setreg("+", command)
       end
-      util.notify(('the claude mcp add command is in register "%s'):format(clipboard and " and +" or ""))
+      util.notify(('the %s mcp add command is in register "%s'):format(which, clipboard and " and +" or ""))
       return
     elseif args[1] ~= nil then
-      util.notify(("unknown mcp argument %q; try copy"):format(args[1]), vim.log.levels.ERROR)
+      util.notify(("unknown mcp argument %q; try copy, copy codex"):format(args[1]), vim.log.levels.ERROR)
       return
     end
     local lasting = mcp.token_file
@@ -216,8 +229,11 @@ local subcommands = {
         vim.fn.getcwd(-1, -1)
       ),
       claude,
+      "Codex CLI (adds it for every project; Codex reads the token from $PI_IDE_MCP_TOKEN when it runs):",
+      codex,
+      "then start Codex with " .. codex_run .. " (:PiIde agent codex sets it)",
       lasting,
-      ":PiIde mcp copy puts the claude command in a register.",
+      ":PiIde mcp copy puts the claude command in a register, :PiIde mcp copy codex the codex one.",
     }, "\n"))
   end,
   -- `:PiIde agent [name [args…]]`, `agent new [name [args…]]`, `agent focus`.
@@ -280,6 +296,20 @@ function M.claude_mcp_add(mcp)
   local read = mcp.token_file and ("cat %s"):format(vim.fn.shellescape(mcp.token_file))
     or ("jq -r .authToken %s"):format(vim.fn.shellescape(mcp.lockfile))
   return ('claude mcp add --transport http nvim %s --header "Authorization: Bearer $(%s)"'):format(mcp.url, read)
+end
+
+--- The shell command that adds this Neovim's MCP endpoint to Codex CLI,
+--- and how to start Codex with the token. Codex keeps the name of an
+--- environment variable, not the token: it reads the token from
+--- `$PI_IDE_MCP_TOKEN` each time it runs; the second string sets that
+--- variable from the kept token file, else the lockfile (with jq).
+---@param mcp { url: string, lockfile: string, token_file?: string }
+---@return string add, string run
+function M.codex_mcp_add(mcp)
+  local read = mcp.token_file and ("cat %s"):format(vim.fn.shellescape(mcp.token_file))
+    or ("jq -r .authToken %s"):format(vim.fn.shellescape(mcp.lockfile))
+  local add = ("codex mcp add nvim --url %s --bearer-token-env-var PI_IDE_MCP_TOKEN"):format(mcp.url)
+  return add, ('PI_IDE_MCP_TOKEN="$(%s)" codex'):format(read)
 end
 
 --- Runs `:PiIde {fargs}`; `command` is the user command's table (range).

@@ -12,6 +12,7 @@
 ---@field claude_code? boolean Announce Neovim to Claude Code too (default true).
 ---@field gemini? boolean Serve Gemini CLI's IDE mode, announced in <tmpdir>/gemini/ide (default true).
 ---@field qwen? boolean Serve Qwen Code's IDE mode, announced in $QWEN_HOME/ide (default true).
+---@field codex? boolean Serve Codex CLI's `/ide` socket, <tmpdir>/codex-ipc/ipc-<uid>.sock (default true).
 ---@field watch_files? boolean Buffers follow their files on disk (default true).
 ---@field context_socket? pi-ide.Config.ContextSocket pi's context socket.
 ---@field mcp? pi-ide.Config.Mcp The Streamable-HTTP MCP endpoint.
@@ -94,15 +95,23 @@
 ---@class pi-ide.Config.AgentPi: pi-ide.Config.AgentCommand
 ---@field extensions? { review?: boolean, nvim?: boolean } This plugin's pi extensions.
 
+---@class pi-ide.Config.AgentCodex: pi-ide.Config.AgentCommand
+---@field review_patches? boolean Pass Codex the hook that shows each apply_patch in Neovim's review (default true).
+
+---@class pi-ide.Config.AgentOpencode: pi-ide.Config.AgentCommand
+---@field review_edits? boolean Start opencode with edits set to ask, and ask in Neovim's review (default true).
+
 ---@class pi-ide.Config.OwnAgent: pi-ide.Config.AgentCommand
----@field kind? "claude"|"pi"|"gemini"|"qwen" Wired like that one (default: from the program's name).
+---@field kind? "claude"|"pi"|"gemini"|"qwen"|"codex"|"opencode" Wired like that one (default: from the program's name).
 ---@field env? table<string, string>
 
 ---@class pi-ide.Config.Agent
----@field default? string "claude", "pi", "gemini", "qwen" or a name in `agents` (default "claude").
+---@field default? string A built-in agent ("claude", "pi", "gemini", …) or a name in `agents` (default "claude").
 ---@field claude? pi-ide.Config.AgentCommand
 ---@field gemini? pi-ide.Config.AgentCommand
 ---@field qwen? pi-ide.Config.AgentCommand
+---@field codex? pi-ide.Config.AgentCodex
+---@field opencode? pi-ide.Config.AgentOpencode
 ---@field pi? pi-ide.Config.AgentPi
 ---@field agents? table<string, pi-ide.Config.OwnAgent> More agents.
 ---@field baseline? boolean Take a baseline of the project as an agent starts, for `:PiIde changes` (default true).
@@ -134,6 +143,10 @@ M.defaults = {
   gemini = true,
   -- Serve Qwen Code's IDE mode, announced in $QWEN_HOME/ide (~/.qwen/ide).
   qwen = true,
+  -- Serve Codex CLI's `/ide` (the current file and selection before each
+  -- prompt) on <tmpdir>/codex-ipc/ipc-<uid>.sock when nobody else does,
+  -- and always on the one `:PiIde agent codex` points Codex to.
+  codex = true,
   -- Buffers follow their files on disk: one without unsaved edits takes a
   -- change made by anyone else at once (one undo step); one with unsaved
   -- edits is kept and you are told (:PiIde disk compares).
@@ -232,13 +245,20 @@ M.defaults = {
     },
   },
   agent = {
-    -- The agent `:PiIde agent` starts: "claude", "pi", "gemini", "qwen" or one of `agents`.
+    -- The agent `:PiIde agent` starts: "claude", "pi", "gemini", "qwen", "codex", "opencode" or one of `agents`.
     default = "claude",
     -- Each agent's command: a list (run as is) or a string (run by 'shell').
     claude = { cmd = { "claude" } },
     -- Gemini CLI and Qwen Code, told which Neovim (and port) to connect to.
     gemini = { cmd = { "gemini" } },
     qwen = { cmd = { "qwen" } },
+    -- Codex CLI, with TMPDIR leading its `/ide` to this Neovim and (with
+    -- review_patches) a PreToolUse hook that shows each apply_patch in
+    -- Neovim's review; trust it once in Codex's /hooks.
+    codex = { cmd = { "codex" }, review_patches = true },
+    -- opencode, with (review_edits) its server on a port of its own and
+    -- edits set to ask: each edit opens in Neovim's review.
+    opencode = { cmd = { "opencode" }, review_edits = true },
     pi = {
       cmd = { "pi" },
       -- This plugin's pi extensions, loaded with `pi -e`: /review
@@ -246,7 +266,7 @@ M.defaults = {
       -- to this Neovim at start).
       extensions = { review = true, nvim = true },
     },
-    -- More agents: name = { cmd = …, kind = "claude" | "pi" | "gemini" | "qwen" (wired like
+    -- More agents: name = { cmd = …, kind = "claude" | "pi" | "gemini" | "qwen" | "codex" | "opencode" (wired like
     -- that one; default from the program's name), env = { … } }.
     agents = {},
     -- Where its terminal opens: "right", "left", "bottom", "top", "float",
@@ -293,6 +313,8 @@ local commands = {
   ["agent.pi.cmd"] = true,
   ["agent.gemini.cmd"] = true,
   ["agent.qwen.cmd"] = true,
+  ["agent.codex.cmd"] = true,
+  ["agent.opencode.cmd"] = true,
 }
 for name in pairs(commands) do
   types[name] = { "table", "string" }
@@ -306,7 +328,7 @@ end
 
 local log_levels = { error = true, warn = true, info = true, debug = true, trace = true }
 local focus_modes = { auto = true, always = true, never = true }
-local agents = { claude = true, pi = true, gemini = true, qwen = true }
+local agents = { claude = true, pi = true, gemini = true, qwen = true, codex = true, opencode = true }
 local positions = { right = true, left = true, bottom = true, top = true, float = true, tmux = true }
 -- Words `:PiIde agent` takes itself.
 local agent_words = { new = true, focus = true }
@@ -325,7 +347,7 @@ local function own_agent(name, value)
     return nil, prefix .. ".cmd` must be a list of strings or a string naming a program"
   end
   if value.kind ~= nil and not agents[value.kind] then
-    return nil, prefix .. '.kind` must be "claude", "pi", "gemini" or "qwen"'
+    return nil, prefix .. '.kind` must be "claude", "pi", "gemini", "qwen", "codex" or "opencode"'
   end
   if value.env ~= nil and type(value.env) ~= "table" then
     return nil, prefix .. ".env` must be a table of strings"
@@ -495,7 +517,7 @@ function M.apply(opts)
   end
   local agent = values.agent
   if not agents[agent.default] and not agent.agents[agent.default] then
-    local wanted = "claude, pi, gemini, qwen or a name in agent.agents"
+    local wanted = "claude, pi, gemini, qwen, codex, opencode or a name in agent.agents"
     problems[#problems + 1] = ("option `agent.default` must be %s (got %q)"):format(wanted, tostring(agent.default))
     agent.default = M.defaults.agent.default
   end

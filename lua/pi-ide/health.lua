@@ -286,6 +286,24 @@ local function check_claude(host)
   end
 end
 
+-- Codex CLI's /ide socket: where it is served.
+local function check_codex(host)
+  local status = host.status()
+  local codex = status.codex
+  if not host.codex_tmpdir() then
+    vim.health.info("Codex CLI: its /ide socket is not served (codex = false)")
+  elseif codex then
+    vim.health.ok(("Codex CLI's /ide finds Neovim at %s (TMPDIR=%s)"):format(codex.socket, codex.tmpdir))
+    if codex.shared then
+      vim.health.ok("and at the shared " .. codex.shared .. ": a Codex in any shell of yours finds this Neovim")
+    else
+      vim.health.info("the shared place is not served: " .. (codex.shared_note or "?"))
+    end
+  elseif status.running then
+    vim.health.error("Codex CLI: its /ide socket is not served: " .. (status.codex_error or "unknown reason"))
+  end
+end
+
 -- Gemini CLI and Qwen Code: where each finds us, and who is connected.
 local function check_companions(host)
   local status = host.status()
@@ -481,6 +499,7 @@ function M.check()
   end
   check_claude(host)
   check_companions(host)
+  check_codex(host)
   check_socket(host)
   check_mcp(host)
   vim.health.info("log: " .. host.log_path())

@@ -101,6 +101,37 @@ function M.qwen_dir()
   return ide_dir_in("QWEN_HOME", ".qwen")
 end
 
+--- The temporary directory Codex CLI looks for its IDE socket under
+--- (Rust's temp_dir(): $TMPDIR, else /tmp), or nil when option `codex` is off.
+function M.codex_tmpdir()
+  if not config.values.codex then
+    return nil
+  end
+  local tmp = vim.env.TMPDIR
+  return vim.fs.normalize(tmp ~= nil and tmp ~= "" and tmp or "/tmp")
+end
+
+--- Codex's socket as the host serves it: `{tmpdir, socket, shared?,
+--- shared_note?}` (`tmpdir` is the TMPDIR that leads Codex here), or nil.
+function M.codex()
+  local codex = state.info and state.info.codex
+  if codex == nil or codex == vim.NIL then
+    return nil
+  end
+  return {
+    tmpdir = codex.tmpdir,
+    socket = codex.socket,
+    shared = codex.shared ~= vim.NIL and codex.shared or nil,
+    shared_note = codex.shared_note ~= vim.NIL and codex.shared_note or nil,
+  }
+end
+
+--- Whether the host keeps where the person is even with no client
+--- connected: Codex asks for it before each prompt, over no connection.
+function M.keeps_place()
+  return M.codex() ~= nil
+end
+
 --- Why the host last failed to start or exited on its own, or nil.
 function M.last_failure()
   return state.failure
@@ -292,6 +323,8 @@ start = function(port)
     M.gemini_dir() or "",
     "--qwen-dir",
     M.qwen_dir() or "",
+    "--codex-tmpdir",
+    M.codex_tmpdir() or "",
   }
   state.stderr = {}
   local partial = ""
@@ -395,7 +428,14 @@ function M.on_started(info)
   if info.companion_error and info.companion_error ~= vim.NIL then
     util.notify(info.companion_error .. "\nGemini CLI / Qwen Code will not find Neovim", vim.log.levels.WARN)
   end
+  if info.codex_error and info.codex_error ~= vim.NIL then
+    util.notify(info.codex_error .. "\nCodex CLI's /ide will not find Neovim", vim.log.levels.WARN)
+  end
   require("pi-ide.cli_env").export(M.status())
+  if M.keeps_place() then
+    -- Codex asks before its first prompt: the host hears where you are now.
+    require("pi-ide.selection").on_event()
+  end
   util.emit("PiIdeStarted", { port = info.port, lockfile = info.lockfile })
   return true
 end
@@ -450,6 +490,8 @@ end
 ---@field mcp_token_warning? string
 ---@field companions { client: "gemini"|"qwen", port: integer, file: string }[] Where Gemini CLI and Qwen Code look.
 ---@field companion_error? string
+---@field codex? { tmpdir: string, socket: string, shared?: string, shared_note?: string } Codex CLI's /ide socket.
+---@field codex_error? string
 ---@field clients { id: integer, kind: string, name?: string, pid?: integer }[]
 ---@field diffs { tab_name: string, path: string, client: string }[]
 ---@field sessions table<string, integer> Open MCP sessions by endpoint ("MCP", "gemini", "qwen").
@@ -488,6 +530,8 @@ function M.status()
     mcp_token_warning = info.mcp_token_warning ~= vim.NIL and info.mcp_token_warning or nil,
     companions = info.companions or {},
     companion_error = info.companion_error ~= vim.NIL and info.companion_error or nil,
+    codex = M.codex(),
+    codex_error = info.codex_error ~= vim.NIL and info.codex_error or nil,
     clients = clients,
     diffs = diffs,
     sessions = vim.deepcopy(state.sessions),

@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 22
+M.VERSION = 23
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -228,7 +228,7 @@ end
 -- Lua → host notifications, the only ones Lua sends.
 M.EVENTS = {
   "selection", -- positions table: the cursor/selection of a file buffer, debounced
-  "diff_decided", -- id, accepted, text?: the person decided on diff `id`
+  "diff_decided", -- id, accepted, text?/reason?: the person decided on diff `id` (and why, when rejected)
   "diff_closed", -- id: the person closed diff `id` without deciding
   "cwd", -- dir, root: Neovim's global cwd changed, and its project root
   "suggest", -- request table: ask the pi agent for suggestions
@@ -253,6 +253,9 @@ M.EVENTS = {
   "chat", -- {op, chat, ...}: open, prompt, cancel, mode, config, auth or close an ACP chat
   "chat_permission", -- {id, option?}: the person's answer to an agent's permission request
   "chat_terminal_exit", -- {id, exit_code?, signal?}: an agent's terminal command ended
+  "opencode_follow", -- {id, port, password, cwd}: agent `id`, opencode, serves there: review its edits
+  "opencode_forget", -- id: that opencode exited
+  "opencode_prompt", -- {id, text, submit}: `:PiIde ask` into opencode's prompt
 }
 
 local known = {}

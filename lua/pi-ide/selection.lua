@@ -1,6 +1,8 @@
 -- Tracks the cursor and selection of real file buffers. Each event only
 -- re-arms one reusable timer; when the person pauses, the positions go to the
 -- host in one notification and the host reads the selected text itself.
+-- They go while an agent is connected, or while the host keeps the place
+-- for agents that ask without a connection (Codex, before each prompt).
 -- When the current window shows no file (help, a diff's proposal), the host
 -- hears that once, for pi's context socket; a terminal (where the agent
 -- runs) keeps the last file.
@@ -51,7 +53,7 @@ local function fire()
   if positions then
     last = positions
   end
-  if host.client_count() == 0 then
+  if host.client_count() == 0 and not host.keeps_place() then
     told_no_file = false
   elseif positions then
     told_no_file = false

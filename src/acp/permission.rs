@@ -154,7 +154,9 @@ async fn review(
                 .insert(file.path.clone(), (new_text.to_owned(), text));
             Some(true)
         }
-        DiffOutcome::Rejected { reason: None } | DiffOutcome::Closed => Some(false),
+        DiffOutcome::Rejected { reason: None } | DiffOutcome::Declined(_) | DiffOutcome::Closed => {
+            Some(false)
+        }
         DiffOutcome::Rejected { reason: Some(_) } => None,
     }
 }

@@ -70,20 +70,22 @@ pub async fn apply(texts: &Texts, outcome: DiffOutcome) -> Fate {
             }
             write(texts, &text).await.map(|()| Fate::Written(text))
         }
-        DiffOutcome::Rejected { reason: None } => match (&texts.before, now) {
-            (None, Some(now)) => texts
-                .confined
-                .remove(now.as_bytes().to_vec())
-                .await
-                .map(|()| Fate::Removed),
-            (Some((before, _)), None) => texts
-                .confined
-                .create(before.as_bytes().to_vec(), texts.mode.is_executable())
-                .await
-                .map(|()| Fate::Restored),
-            (Some((before, _)), Some(_)) => write(texts, before).await.map(|()| Fate::Reverted),
-            (None, None) => Ok(Fate::Kept),
-        },
+        DiffOutcome::Rejected { reason: None } | DiffOutcome::Declined(_) => {
+            match (&texts.before, now) {
+                (None, Some(now)) => texts
+                    .confined
+                    .remove(now.as_bytes().to_vec())
+                    .await
+                    .map(|()| Fate::Removed),
+                (Some((before, _)), None) => texts
+                    .confined
+                    .create(before.as_bytes().to_vec(), texts.mode.is_executable())
+                    .await
+                    .map(|()| Fate::Restored),
+                (Some((before, _)), Some(_)) => write(texts, before).await.map(|()| Fate::Reverted),
+                (None, None) => Ok(Fate::Kept),
+            }
+        }
     };
     result.unwrap_or_else(|error| Fate::Failed(explain(error)))
 }

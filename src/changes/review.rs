@@ -101,6 +101,8 @@ pub async fn run(
                 change: file.change.as_str(),
                 since: baseline.since,
             }),
+            agent_writes: false,
+            ask_reason: false,
         };
         review_file(state, changes, &project, file, texts, info)
     });

@@ -27,6 +27,10 @@ pub enum Requester {
     /// The review of what changed since a baseline (`:PiIde changes`):
     /// the person asked for it, no agent waits on it.
     Changes,
+    /// An agent asking over a channel of its own that is no client
+    /// connection (Codex's hook, opencode's permission requests), named for
+    /// the person; its diffs end as the MCP endpoint's do.
+    Agent(&'static str),
 }
 
 impl From<ClientId> for Requester {

@@ -16,6 +16,8 @@ pub enum DiffOutcome {
     Accepted(String),
     /// Rejected by the person, closed by the agent, or impossible to show.
     Rejected { reason: Option<String> },
+    /// Rejected by the person, who said why (for agents that pass it on).
+    Declined(String),
     /// The person closed the diff without deciding (its tab, a side's last
     /// window, a side's buffer wiped): a rejection to every client but the
     /// IDE companion's, which hears `ide/diffClosed`.

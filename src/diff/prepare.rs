@@ -161,6 +161,13 @@ pub struct EditInfo {
     /// side is the baseline, the right side the file as it is now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turn: Option<TurnFile>,
+    /// The agent writes the file itself once it hears the decision (Codex,
+    /// opencode): Lua watches it to reload its buffer, as for `openDiff`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub agent_writes: bool,
+    /// The agent is told why the person rejected it: Lua asks them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ask_reason: bool,
 }
 
 /// How a file of the review of changes differs from its baseline.

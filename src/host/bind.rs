@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use tokio::net::TcpListener;
 
 use crate::client::ClientKind;
+use crate::codex_ipc::file::{self as codex_file, Bound, Places};
 use crate::config::Config;
+use crate::nvim::seam::CodexInfo;
 
 /// Every port the host listens on, and why any is missing.
 pub struct Ports {
@@ -23,6 +25,34 @@ pub struct Ports {
     /// Each companion CLI's port, with the directory it is announced in.
     pub companions: Vec<(ClientKind, PathBuf, TcpListener)>,
     pub companion_errors: Vec<String>,
+    /// Codex CLI's IDE socket(s), when served.
+    pub codex: Option<CodexSockets>,
+    /// Why it is not served.
+    pub codex_error: Option<String>,
+}
+
+/// The places Codex's socket listens on.
+pub struct CodexSockets {
+    pub bound: Vec<Bound>,
+    pub places: Places,
+    /// Why the shared place is not served (someone else answers there).
+    pub shared_note: Option<String>,
+}
+
+impl CodexSockets {
+    /// What Lua hears.
+    pub fn info(&self) -> CodexInfo {
+        let shared = self
+            .bound
+            .iter()
+            .any(|bound| bound.file.path() == self.places.shared);
+        CodexInfo {
+            tmpdir: self.places.private_tmpdir.display().to_string(),
+            socket: self.places.private.display().to_string(),
+            shared: shared.then(|| self.places.shared.display().to_string()),
+            shared_note: self.shared_note.clone(),
+        }
+    }
 }
 
 impl Ports {
@@ -50,6 +80,13 @@ impl Ports {
             None => None,
         };
         let (companions, companion_errors) = bind_companions(config).await;
+        let (codex, codex_error) = match &config.codex_tmpdir {
+            Some(tmpdir) => match bind_codex(tmpdir, config.nvim_pid).await {
+                Ok(codex) => (Some(codex), None),
+                Err(error) => (None, Some(error)),
+            },
+            None => (None, None),
+        };
         Ok(Ports {
             websocket,
             port_taken,
@@ -58,6 +95,8 @@ impl Ports {
             mcp_error,
             companions,
             companion_errors,
+            codex,
+            codex_error,
         })
     }
 
@@ -80,6 +119,34 @@ async fn bind_companions(
         }
     }
     (bound, errors)
+}
+
+/// Codex's socket in this Neovim's private place, and in the shared one
+/// when nobody answers there.
+async fn bind_codex(tmpdir: &std::path::Path, nvim_pid: u32) -> Result<CodexSockets, String> {
+    codex_file::remove_stale(tmpdir);
+    let places = Places::under(tmpdir, nvim_pid);
+    let private = codex_file::bind_private_place(&places, nvim_pid)
+        .await
+        .map_err(|error| {
+            format!(
+                "cannot serve Codex's IDE socket in {}: {error}",
+                places.private_tmpdir.display()
+            )
+        })?;
+    let mut bound = vec![private];
+    let shared_note = match codex_file::bind_shared_place(&places, nvim_pid).await {
+        Ok(shared) => {
+            bound.push(shared);
+            None
+        }
+        Err(why) => Some(why),
+    };
+    Ok(CodexSockets {
+        bound,
+        places,
+        shared_note,
+    })
 }
 
 /// The WebSocket listener on `port`, or on any free port when that one is

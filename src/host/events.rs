@@ -11,6 +11,7 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use super::announce::Announcements;
 use crate::changes::{self, Changes};
 use crate::client::ClientKind;
+use crate::codex;
 use crate::context_review;
 use crate::diagnostics::Mirror;
 use crate::diff::pending::DiffOutcome;
@@ -20,6 +21,7 @@ use crate::jsonrpc;
 use crate::mcp_http;
 use crate::nvim::handler::EventSink;
 use crate::nvim::seam::{Decision, EditorEvent};
+use crate::opencode;
 use crate::state::State;
 use crate::state::outbox::Latest;
 use crate::suggest;
@@ -58,6 +60,8 @@ pub struct Wiring<'a> {
     pub files: &'a FileWatch,
     /// Baselines of the project and the review of what changed since.
     pub changes: &'a Arc<Changes>,
+    /// The opencodes whose servers are followed.
+    pub opencode: &'a mut opencode::Followed,
 }
 
 /// Whether the host goes on after an event.
@@ -88,6 +92,7 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
             }
             context_review::context::broadcast(state, Some(&positions));
             ide_companion::context::on_selection(state, &positions).await;
+            codex::context::on_selection(state, &positions).await;
         }
         EditorEvent::LspAnswer(answer) | EditorEvent::ToolAnswer(answer) => {
             state.lsp().answer(answer)
@@ -99,11 +104,16 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
         EditorEvent::NoFile => context_review::context::broadcast(state, None),
         EditorEvent::RootsChanged => state.project_roots().invalidate(),
         EditorEvent::ReviewDone(done) => context_review::review::done(state, done),
-        EditorEvent::DiffDecided(Decision { id, accepted }) => {
+        EditorEvent::DiffDecided(Decision {
+            id,
+            accepted,
+            reason,
+        }) => {
             if let Some(diff) = state.diffs().take(id) {
-                diff.answer(match accepted {
-                    Some(text) => DiffOutcome::Accepted(text),
-                    None => DiffOutcome::Rejected { reason: None },
+                diff.answer(match (accepted, reason) {
+                    (Some(text), _) => DiffOutcome::Accepted(text),
+                    (None, Some(why)) => DiffOutcome::Declined(why),
+                    (None, None) => DiffOutcome::Rejected { reason: None },
                 });
             }
         }
@@ -131,6 +141,9 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
             let changes = wiring.changes.clone();
             crate::task::spawn(changes::review(state.clone(), changes, request));
         }
+        EditorEvent::OpencodeFollow(server) => wiring.opencode.follow(state, server),
+        EditorEvent::OpencodeForget(id) => wiring.opencode.forget(id),
+        EditorEvent::OpencodePrompt(prompt) => wiring.opencode.prompt(prompt),
         EditorEvent::ListModels => {
             crate::task::spawn(suggest::list_models(state.clone()));
         }

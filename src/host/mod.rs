@@ -55,6 +55,7 @@ pub async fn run(config: Config) -> io::Result<()> {
         root: config.root.clone().into(),
         approve_edits: config.mcp_approve_edits,
         terminal_commands: config.mcp_terminal_commands,
+        keeps_place: ports.codex.is_some(),
     };
     let endpoint = ports.mcp_url.clone().map(|url| crate::acp::Endpoint {
         url,
@@ -67,12 +68,14 @@ pub async fn run(config: Config) -> io::Result<()> {
     let files = FileWatch::new(move |changes| editor.push(LuaCall::FilesChanged(changes)));
     state.editor().push(LuaCall::Started(started));
     let changes = Arc::new(Changes::default());
+    let mut opencode = crate::opencode::Followed::default();
     let mut wiring = Wiring {
         state: &state,
         chats: &chats,
         announced: &mut announced,
         files: &files,
         changes: &changes,
+        opencode: &mut opencode,
     };
     let broken = until_stopped(io_loop, events, &mut wiring).await?;
     chats.stop_all();
@@ -97,6 +100,8 @@ fn started(ports: &Ports, announced: &mut Announcements, token: &Token) -> io::R
         languages: crate::outline::languages::filetypes(),
         companions: std::mem::take(&mut announced.companions),
         companion_error: announced.companion_error.clone(),
+        codex: ports.codex.as_ref().map(|codex| codex.info()),
+        codex_error: ports.codex_error.clone(),
     })
 }
 
@@ -117,6 +122,7 @@ fn log_started(started: &Started, ports: &Ports, announced: &Announcements) {
         .chain(&started.mcp_error)
         .chain(&started.mcp_token_warning)
         .chain(&started.companion_error)
+        .chain(&started.codex_error)
     {
         tracing::warn!("{problem}");
     }
@@ -142,6 +148,19 @@ fn serve(config: &Config, ports: Ports, state: &Arc<State>) -> io::Result<Listen
             state.clone(),
             config.mcp_session_idle,
             Serving::Companion(kind),
+        ));
+    }
+    if let Some(codex) = ports.codex {
+        for bound in &codex.bound {
+            tracing::info!("Codex socket {}", bound.file.path().display());
+        }
+        if let Some(note) = &codex.shared_note {
+            tracing::info!("Codex's shared socket: {note}");
+        }
+        listeners.serve(crate::codex_ipc::server::listener(
+            codex.bound,
+            Some(codex.places.private_tmpdir),
+            state.clone(),
         ));
     }
     if let Some(name) = config.context_socket.clone() {

@@ -55,7 +55,7 @@ pub fn params(files: &[Recent], active: Option<&Active>) -> Value {
 }
 
 /// `text` cut to at most `max` bytes, on a character boundary.
-fn cut(text: &str, max: usize) -> &str {
+pub fn cut(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }

@@ -49,18 +49,13 @@ pub async fn bind(root: &Path, name: &str, pid: u32) -> io::Result<(UnixListener
         fs::remove_file(&path)?;
     }
     let listener = bind_private(&path, pid)?;
-    let meta = fs::symlink_metadata(&path)?;
-    let file = SocketFile {
-        path,
-        dev: meta.dev(),
-        ino: meta.ino(),
-    };
+    let file = SocketFile::bound(path)?;
     Ok((listener, file))
 }
 
 /// Binds under a hidden name, makes it 0600, then renames it into place, so
 /// the socket never shows at `path` with the umask's wider mode.
-fn bind_private(path: &Path, pid: u32) -> io::Result<UnixListener> {
+pub fn bind_private(path: &Path, pid: u32) -> io::Result<UnixListener> {
     let file_name = path.file_name().unwrap_or_default().to_string_lossy();
     let hidden = path.with_file_name(format!(".{file_name}.{pid}.binding"));
     let _ = fs::remove_file(&hidden);
@@ -75,7 +70,7 @@ fn bind_private(path: &Path, pid: u32) -> io::Result<UnixListener> {
 }
 
 /// Whether `path` is free for us: absent, or a socket nobody accepts on.
-async fn claimable(path: &Path) -> bool {
+pub async fn claimable(path: &Path) -> bool {
     match fs::symlink_metadata(path) {
         Err(error) => error.kind() == io::ErrorKind::NotFound,
         Ok(meta) if !meta.file_type().is_socket() => false,
@@ -88,6 +83,16 @@ async fn claimable(path: &Path) -> bool {
 }
 
 impl SocketFile {
+    /// The socket this process just bound at `path`.
+    pub fn bound(path: PathBuf) -> io::Result<SocketFile> {
+        let meta = fs::symlink_metadata(&path)?;
+        Ok(SocketFile {
+            path,
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -7,6 +7,7 @@
 //! * [`outgoing`] – requests sent to agents, waiting for answers.
 //! * [`parts`]    – large diffs sent to Lua in parts while they are diffed.
 //! * [`recent`]   – the files the person worked in lately (companion context).
+//! * [`place`]    – where the person last was, for agents that ask (Codex).
 //! * [`rediff`]   – re-diffing large diffs after edits, off the UI thread.
 //! * [`reviews`]  – the one review session a client may have open.
 //! * [`user_tools`] – MCP tools registered from Lua, and who to tell.
@@ -16,6 +17,7 @@ pub mod lsp;
 pub mod outbox;
 pub mod outgoing;
 pub mod parts;
+pub mod place;
 pub mod recent;
 pub mod rediff;
 pub mod reviews;
@@ -62,6 +64,8 @@ pub struct State {
     terminal_commands: bool,
     user_tools: user_tools::UserTools,
     recent: recent::RecentFiles,
+    place: place::LastPlace,
+    keeps_place: bool,
 }
 
 /// What the command line decided for the whole run.
@@ -70,6 +74,9 @@ pub struct Settings {
     pub root: PathBuf,
     pub approve_edits: bool,
     pub terminal_commands: bool,
+    /// Keep where the person is for agents that ask without a connection
+    /// of their own (Codex's IDE channel is served).
+    pub keeps_place: bool,
 }
 
 /// Which file an `openDiff` is about, and the tab the agent named.
@@ -100,6 +107,8 @@ impl State {
             terminal_commands: settings.terminal_commands,
             user_tools: Default::default(),
             recent: Default::default(),
+            place: Default::default(),
+            keeps_place: settings.keeps_place,
         }
     }
 
@@ -188,6 +197,16 @@ impl State {
     /// The files the person worked in lately, for companion clients.
     pub fn recent(&self) -> &recent::RecentFiles {
         &self.recent
+    }
+
+    /// Where the person last was in a file, when it is kept.
+    pub fn place(&self) -> &place::LastPlace {
+        &self.place
+    }
+
+    /// Whether [`State::place`] is kept (an agent asks for it per prompt).
+    pub fn keeps_place(&self) -> bool {
+        self.keeps_place
     }
 
     /// The project root moved (after `:cd`); the context socket follows.
@@ -279,7 +298,7 @@ impl State {
     pub fn finish_diff(&self, diff: PendingDiff, outcome: DiffOutcome) {
         let reason = match &outcome {
             DiffOutcome::Rejected { reason } => reason.clone(),
-            DiffOutcome::Accepted(_) | DiffOutcome::Closed => None,
+            DiffOutcome::Accepted(_) | DiffOutcome::Closed | DiffOutcome::Declined(_) => None,
         };
         self.editor.push(LuaCall::CloseDiff {
             id: diff.id,
@@ -337,7 +356,7 @@ impl State {
             client: self.owner(requester),
             client_id: match requester {
                 Requester::Client(client) => Some(client.0),
-                Requester::Mcp | Requester::Changes => None,
+                Requester::Mcp | Requester::Changes | Requester::Agent(_) => None,
             },
             sides,
             edit: target.edit,
@@ -372,6 +391,7 @@ impl State {
         match requester {
             Requester::Mcp => "mcp",
             Requester::Changes => "changes",
+            Requester::Agent(name) => name,
             Requester::Client(client) => self
                 .clients
                 .entry(client)

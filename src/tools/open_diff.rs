@@ -133,7 +133,7 @@ async fn confined(state: &State, old: &str, new: &str) -> Result<(), String> {
 fn reply(tab_name: &str, outcome: DiffOutcome) -> Value {
     match outcome {
         DiffOutcome::Accepted(text) => text_content(&["FILE_SAVED", text.as_str()]),
-        DiffOutcome::Rejected { reason: None } | DiffOutcome::Closed => {
+        DiffOutcome::Rejected { reason: None } | DiffOutcome::Closed | DiffOutcome::Declined(_) => {
             text_content(&["DIFF_REJECTED", tab_name])
         }
         DiffOutcome::Rejected {

@@ -96,7 +96,7 @@ async fn review(state: Arc<State>, client: ClientId, file_path: String, new_cont
             json!({"filePath": file_path, "content": content}),
         ),
         DiffOutcome::Rejected { reason } if reason.as_deref() == Some(CLOSED_BY_CLIENT) => return,
-        DiffOutcome::Rejected { .. } => rejected(&file_path),
+        DiffOutcome::Rejected { .. } | DiffOutcome::Declined(_) => rejected(&file_path),
         DiffOutcome::Closed => closed(&file_path, None),
     };
     state.clients().send(client, message);

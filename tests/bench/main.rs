@@ -3,8 +3,8 @@
 //!
 //! `cargo bench --bench figures` (all), or `cargo bench --bench figures -- editor`
 //! (or `suggest`, `diagnostics`, `diff_mode`, `diff_memory`, `large_diff`, `mcp_tools`,
-//! `lsp_references`, `watch`, `statusline`, `side_by_side`, `changes`, `chat`, `soak`) to
-//! run one group. `soak` runs only when asked for by name (an accelerated day:
+//! `lsp_references`, `watch`, `statusline`, `side_by_side`, `changes`, `chat`, `codex`,
+//! `soak`) to run one group. `soak` runs only when asked for by name (an accelerated day:
 //! `PI_IDE_SOAK_HOURS` simulated hours, default 8).
 
 use pi_ide_test_support as common;
@@ -12,6 +12,7 @@ use pi_ide_test_support::load_driver;
 
 mod changes;
 mod chat;
+mod codex;
 mod diagnostics;
 mod editor;
 mod follow;
@@ -88,6 +89,9 @@ async fn main() {
     }
     if runs("changes") {
         changes::run().await;
+    }
+    if runs("codex") {
+        codex::run().await;
     }
     if wanted.iter().any(|w| w == "soak") {
         soak::run().await;

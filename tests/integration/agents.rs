@@ -187,7 +187,9 @@ async fn arguments_pass_through_and_each_agent_has_a_named_terminal_of_its_own()
         .await;
     assert_eq!(
         completed,
-        json!(["focus", "new", "claude", "pi", "gemini", "qwen", "mine"])
+        json!([
+            "focus", "new", "claude", "pi", "gemini", "qwen", "codex", "opencode", "mine"
+        ])
     );
     let completed = session
         .lua("return require('pi-ide.commands').complete('m', 'PiIde agent new m')")

@@ -145,7 +145,7 @@ async fn claude_code_through_claude_agent_acp_answers_edits_through_the_review_a
     let work = fresh_dir("acp-claude-work");
     let file = work.join("a.txt");
     std::fs::write(&file, "one\n").unwrap();
-    let model = Helper::start_at(&adapters_dir(), "stub_anthropic.py", &helpers, &work).await;
+    let model = Helper::start_at(&adapters_dir().join("stub_anthropic.py"), &helpers, &work).await;
     let home: Scratch = scratch_dir("acp-claude-home");
     let url = format!("http://127.0.0.1:{}", model.port);
     let session_env: Vec<(&str, &Path)> = vec![

@@ -191,3 +191,53 @@ async fn a_cli_turned_off_gets_nothing_and_the_agent_terminal_reads_the_same_var
     assert_eq!(agent[0], Value::from(env["GEMINI_CLI_IDE_PID"].clone()));
     assert_eq!(agent[1], Value::from(gemini_port));
 }
+
+/// opencode dials `CLAUDE_CODE_SSE_PORT` (or `OPENCODE_EDITOR_SSE_PORT`)
+/// without a token when either is set, and only a lockfile gives it one:
+/// while Neovim is in Claude Code's lockfiles, no process it starts sees
+/// them (an editor whose terminal Neovim runs in may have set them), and
+/// they are back once the host stops; opencode's agent terminal gets them
+/// empty.
+#[tokio::test]
+async fn an_inherited_claude_port_is_withheld_while_neovim_is_announced_to_claude() {
+    let work = fresh_dir("cli-env-claude");
+    let other = Path::new("4242");
+    let session = Session::start_in(
+        work,
+        &[
+            ("CLAUDE_CODE_SSE_PORT", other),
+            ("OPENCODE_EDITOR_SSE_PORT", other),
+        ],
+        "{}",
+    )
+    .await;
+    session.lockfile().await;
+    eventually("Neovim in Claude Code's lockfiles", || async {
+        let status = session.lua("return require('pi-ide').status()").await;
+        status["claude_lockfile"].as_str().map(|_| ())
+    })
+    .await;
+    for (way, env) in environments(&session).await {
+        assert_eq!(env.get("CLAUDE_CODE_SSE_PORT"), None, "served, {way}");
+        assert_eq!(env.get("OPENCODE_EDITOR_SSE_PORT"), None, "served, {way}");
+    }
+    let agent = session
+        .lua(
+            "local specs = require('pi-ide.agent.specs')
+             local env = specs.environment(specs.get('opencode'), require('pi-ide').status(), {})
+             return { env.CLAUDE_CODE_SSE_PORT, env.OPENCODE_EDITOR_SSE_PORT }",
+        )
+        .await;
+    assert_eq!(agent, serde_json::json!(["", ""]));
+    session.exec("vim.cmd('PiIde stop')").await;
+    session.wait_stopped().await;
+    for (way, env) in environments(&session).await {
+        let port = |name: &str| env.get(name).map(String::as_str);
+        assert_eq!(port("CLAUDE_CODE_SSE_PORT"), Some("4242"), "stopped, {way}");
+        assert_eq!(
+            port("OPENCODE_EDITOR_SSE_PORT"),
+            Some("4242"),
+            "stopped, {way}"
+        );
+    }
+}

@@ -408,10 +408,21 @@ async fn mcp_can_be_turned_off_and_the_command_shows_the_url() {
         lockfile.as_str().unwrap()
     );
     assert!(told.contains(&claude), "{told}");
+    // Codex keeps the name of a variable it reads the token from.
+    let codex = format!("codex mcp add nvim --url {url} --bearer-token-env-var PI_IDE_MCP_TOKEN");
+    assert!(told.contains(&codex), "{told}");
+    let run = format!(
+        "PI_IDE_MCP_TOKEN=\"$(jq -r .authToken '{}')\" codex",
+        lockfile.as_str().unwrap()
+    );
+    assert!(told.contains(&run), "{told}");
     assert!(!told.contains(&token), "{told}");
     session.exec("vim.cmd('PiIde mcp copy')").await;
     let copied = session.lua("return vim.fn.getreg('\"')").await;
     assert_eq!(copied.as_str().unwrap(), claude);
+    session.exec("vim.cmd('PiIde mcp copy codex')").await;
+    let copied = session.lua("return vim.fn.getreg('\"')").await;
+    assert_eq!(copied.as_str().unwrap(), codex);
     let completed = session
         .lua("return vim.fn.getcompletion('PiIde mcp ', 'cmdline')")
         .await;

@@ -113,34 +113,36 @@ pub(crate) fn require_clis() {
     }
 }
 
-/// A helper process of the test: what it listens on and what it logged.
-pub(crate) struct Helper {
+/// A helper process of the test (a stub model, another editor): what it
+/// listens on and what it logged.
+pub struct Helper {
     child: Child,
-    pub(crate) port: u16,
+    pub port: u16,
     log: PathBuf,
 }
 
 impl Helper {
     /// `python3 tests/gemini_cli/<script> <port-file> <log-file>` in `cwd`.
     pub(crate) async fn start(script: &str, dir: &Path, cwd: &Path) -> Helper {
-        Self::start_at(&cli_dir(), script, dir, cwd).await
+        Helper::start_at(&cli_dir().join(script), dir, cwd).await
     }
 
-    /// `python3 <scripts>/<script> <port-file> <log-file>` in `cwd`.
-    pub(crate) async fn start_at(scripts: &Path, script: &str, dir: &Path, cwd: &Path) -> Helper {
+    /// `python3 <script> <port-file> <log-file>` in `cwd`, its files in `dir`.
+    pub async fn start_at(script: &Path, dir: &Path, cwd: &Path) -> Helper {
+        let script_name = script.file_name().unwrap().to_string_lossy();
         let (port_file, log) = (
-            dir.join(format!("{script}.port")),
-            dir.join(format!("{script}.log")),
+            dir.join(format!("{script_name}.port")),
+            dir.join(format!("{script_name}.log")),
         );
         let child = Command::new("python3")
-            .arg(scripts.join(script))
+            .arg(script)
             .args([&port_file, &log])
             .current_dir(cwd)
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .spawn()
             .expect("python3 runs the test's helpers");
-        let port = eventually(&format!("{script} to listen"), || async {
+        let port = eventually(&format!("{script_name} to listen"), || async {
             std::fs::read_to_string(&port_file).ok()?.parse().ok()
         })
         .await;
@@ -149,6 +151,22 @@ impl Helper {
 
     pub(crate) fn logged(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// How many requests it logged.
+    pub fn asked(&self) -> usize {
+        self.logged().lines().count()
+    }
+
+    /// The items of each logged request body's list `key` (the Responses
+    /// API's `input`, the chat API's `messages`) that `keep` takes.
+    pub fn items(&self, key: &str, keep: impl Fn(&Value) -> bool) -> Vec<Value> {
+        self.logged()
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .flat_map(|entry| entry["body"][key].as_array().cloned().unwrap_or_default())
+            .filter(|item| keep(item))
+            .collect()
     }
 
     fn pid(&self) -> u32 {
@@ -436,7 +454,7 @@ fn texts_sent(model: &Helper) -> Vec<String> {
 struct EndsCli(i32);
 
 /// The children of `pid`, their children, and so on.
-fn descendants(pid: i32) -> Vec<i32> {
+pub fn descendants(pid: i32) -> Vec<i32> {
     let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"));
     let children: Vec<i32> = children
         .unwrap_or_default()

@@ -192,7 +192,7 @@ describe("config.apply", function()
       end
     end)
     it("refuses an unknown agent, position or a size of 0", function()
-      local values, problems = config.apply({ agent = { default = "codex", position = "middle", size = 0 } })
+      local values, problems = config.apply({ agent = { default = "aider", position = "middle", size = 0 } })
       expect(values.agent.default):equals("claude")
       expect(values.agent.position):equals("right")
       expect(values.agent.size):equals(0.4)
@@ -213,7 +213,7 @@ describe("config.apply", function()
             mine = { cmd = "my-pi --x", kind = "pi", env = { A = "1" } },
             new = { cmd = { "x" } },
             nocmd = {},
-            odd = { cmd = { "x" }, kind = "codex" },
+            odd = { cmd = { "x" }, kind = "aider" },
           },
           pi = { extensions = { nvim = false } },
           focus_after_diff = false,
@@ -266,7 +266,16 @@ describe(":PiIde", function()
     expect(commands.complete("t", "PiIde suggest t")):equals({ "toggle" })
   end)
   it("completes agent arguments", function()
-    expect(commands.complete("", "PiIde agent ")):equals({ "focus", "new", "claude", "pi", "gemini", "qwen" })
+    expect(commands.complete("", "PiIde agent ")):equals({
+      "focus",
+      "new",
+      "claude",
+      "pi",
+      "gemini",
+      "qwen",
+      "codex",
+      "opencode",
+    })
     expect(commands.complete("p", "PiIde agent p")):equals({ "pi" })
     expect(commands.complete("ag", "PiIde ag")):equals({ "agent" })
   end)

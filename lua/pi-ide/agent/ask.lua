@@ -1,7 +1,8 @@
 -- `:PiIde ask`: text (and lines of a file) into an agent's input box as a
--- bracketed paste, as if pasted. Lines go as an at-mention (`@file#L2-4`)
--- for Claude Code and quoted in full for other agents. Enter is pressed
--- only when the text ends with a newline.
+-- bracketed paste, as if pasted (opencode's through its server's /tui
+-- API). Lines go as an at-mention (`@file#L2-4`) for Claude Code and
+-- quoted in full for other agents. Enter is pressed only when the text
+-- ends with a newline.
 local tmux = require("pi-ide.agent.tmux")
 local util = require("pi-ide.util")
 
@@ -36,6 +37,12 @@ function M.paste(agent, text)
   local enter = text:sub(-1) == "\n"
   if enter then
     text = text:sub(1, -2)
+  end
+  if agent.server then
+    -- opencode's server takes it into its prompt (its /tui API): no
+    -- keys to get lost in its terminal.
+    require("pi-ide.seam").notify("opencode_prompt", { id = agent.id, text = text, submit = enter })
+    return true
   end
   if agent.pane then
     tmux.paste(agent.pane, text, enter)

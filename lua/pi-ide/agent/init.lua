@@ -22,12 +22,13 @@ M.HOST_WAIT_MS = 10000
 ---@field id integer
 ---@field name string
 ---@field label string "claude", then "claude#2", ...
----@field kind "claude"|"pi"|"gemini"|"qwen"|"other"
+---@field kind "claude"|"pi"|"gemini"|"qwen"|"codex"|"opencode"|"other"
 ---@field job integer? the terminal's channel (nil in tmux)
 ---@field pid integer?
 ---@field buf integer? the terminal buffer (nil in tmux)
 ---@field pane string? the tmux pane ("%3")
 ---@field stopping boolean? its exit code says nothing: we stopped it
+---@field server integer? opencode: the port of its server, which the host follows
 
 ---@type pi_ide.Agent[]
 local running = {}
@@ -87,6 +88,9 @@ local function on_exit(agent, code)
   -- Before the buffer goes: wiping it marks the agent as stopped.
   local stopping = agent.stopping
   forget(agent)
+  if agent.server then
+    require("pi-ide.seam").notify("opencode_forget", agent.id)
+  end
   local buf = agent.buf
   if buf and vim.api.nvim_buf_is_valid(buf) then
     for _, win in ipairs(vim.fn.win_findbuf(buf)) do
@@ -173,6 +177,24 @@ local function tell_how_to_connect(agent)
         and "%s runs in the agent terminal: `/ide enable` in it (once) connects it, `/ide status` shows it"
       or "%s runs, but cannot connect: Neovim is not announced to it (option %s = false)"
     util.notify(message:format(agent.label, agent.kind), not announced and vim.log.levels.WARN or nil)
+  elseif agent.kind == "codex" then
+    local host = require("pi-ide.host")
+    if not host.codex() then
+      util.notify(
+        ("%s runs, but its /ide cannot find Neovim: Codex's socket is not served (option codex)"):format(agent.label),
+        vim.log.levels.WARN
+      )
+    else
+      util.notify(("%s runs in the agent terminal: /ide in it gives it your file and selection"):format(agent.label))
+    end
+  elseif agent.kind == "opencode" and not require("pi-ide.host").claude_lock_dir() then
+    -- opencode reads Claude Code's lockfiles (~/.claude/ide).
+    util.notify(
+      ("%s runs, but cannot connect: Neovim is not in Claude Code's lockfiles (option claude_code = false)"):format(
+        agent.label
+      ),
+      vim.log.levels.WARN
+    )
   elseif agent.kind == "claude" and not require("pi-ide.host").claude_lock_dir() then
     -- Claude reads the token from our lockfile in its own directory.
     util.notify(
@@ -250,6 +272,49 @@ local function in_tmux(agent, spec, cmd, opts, focus)
   return true
 end
 
+-- A free loopback port, or nil (the agent then picks its own).
+local function free_port()
+  local tcp = vim.uv.new_tcp()
+  if not tcp then
+    return nil
+  end
+  local ok = tcp:bind("127.0.0.1", 0)
+  local name = ok and tcp:getsockname()
+  tcp:close()
+  return name and name.port or nil
+end
+
+-- What a launch of `spec` chooses itself: opencode's server port and the
+-- password it answers to, when its edits are reviewed here.
+local function choose(spec)
+  if spec.kind ~= "opencode" or not spec.review then
+    return {}
+  end
+  local port = free_port()
+  local bytes = vim.uv.random(16)
+  if not port or not bytes then
+    util.notify("cannot pick a port for opencode's server: its edits are not reviewed here", vim.log.levels.WARN)
+    return {}
+  end
+  local password = bytes:gsub(".", function(c)
+    return ("%02x"):format(c:byte())
+  end)
+  return { port = port, password = password }
+end
+
+-- The host follows opencode's server at the port `launch` chose.
+local function follow(agent, launch, cwd)
+  if launch.port then
+    agent.server = launch.port
+    require("pi-ide.seam").notify("opencode_follow", {
+      id = agent.id,
+      port = launch.port,
+      password = launch.password,
+      cwd = cwd,
+    })
+  end
+end
+
 -- Starts agent `spec` with `args`; the host is running if it must be.
 local function launch(spec, args, focus)
   watch_once()
@@ -262,8 +327,9 @@ local function launch(spec, args, focus)
   local status = require("pi-ide.host").status()
   next_id = next_id + 1
   local agent = { id = next_id, name = spec.name, label = label_for(spec.name), kind = spec.kind }
-  local cmd = specs.command(spec, args, status)
-  local opts = { cwd = vim.fn.getcwd(-1, -1), env = specs.environment(spec, status) }
+  local chosen = choose(spec)
+  local cmd = specs.command(spec, args, status, chosen)
+  local opts = { cwd = vim.fn.getcwd(-1, -1), env = specs.environment(spec, status, chosen) }
   local ok
   if config.values.agent.position == "tmux" and tmux.available() then
     ok = in_tmux(agent, spec, cmd, opts, focus)
@@ -274,6 +340,7 @@ local function launch(spec, args, focus)
     ok = in_terminal(agent, spec, cmd, opts, focus)
   end
   if ok then
+    follow(agent, chosen, opts.cwd)
     tell_how_to_connect(agent)
   end
   return ok
@@ -547,6 +614,8 @@ end
 
 local function describe(agent)
   return {
+    id = agent.id,
+    server = agent.server,
     name = agent.name,
     label = agent.label,
     kind = agent.kind,

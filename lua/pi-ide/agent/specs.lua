@@ -1,13 +1,13 @@
 -- What each agent is: its command, its kind (how it is wired to this
--- Neovim: "claude", "pi", "gemini", "qwen", or "other") and the arguments
--- and environment it gets. Built in: claude, pi, gemini and qwen; option
--- `agent.agents` adds more.
+-- Neovim: "claude", "pi", "gemini", "qwen", "codex", "opencode", or
+-- "other") and the arguments and environment it gets. Built in: claude,
+-- pi, gemini, qwen, codex and opencode; option `agent.agents` adds more.
 local config = require("pi-ide.config")
 local util = require("pi-ide.util")
 
 local M = {}
 
-M.BUILTIN = { "claude", "pi", "gemini", "qwen" }
+M.BUILTIN = { "claude", "pi", "gemini", "qwen", "codex", "opencode" }
 
 -- The commands that install each agent, the one to use today first.
 local INSTALL = {
@@ -16,9 +16,15 @@ local INSTALL = {
   pi = { "npm install -g @earendil-works/pi-coding-agent", "npm install -g @mariozechner/pi-coding-agent" },
   gemini = { "npm install -g @google/gemini-cli" },
   qwen = { "npm install -g @qwen-code/qwen-code" },
+  codex = { "npm install -g @openai/codex" },
+  opencode = { "npm install -g opencode-ai" },
 }
 
-local KINDS = { claude = true, pi = true, gemini = true, qwen = true }
+local KINDS = { claude = true, pi = true, gemini = true, qwen = true, codex = true, opencode = true }
+
+-- Codex gives a hook this long (seconds) before it kills it and applies
+-- the patch; `pi-ide codex-hook` denies it a little before.
+local HOOK_TIMEOUT_S = 86400
 
 -- Loopback names every agent must dial directly, whatever http_proxy says.
 local LOOPBACK = { "localhost", "127.0.0.1", "::1" }
@@ -26,8 +32,9 @@ local LOOPBACK = { "localhost", "127.0.0.1", "::1" }
 ---@class pi_ide.AgentSpec
 ---@field name string
 ---@field cmd string[]|string a list run as is, or a string run by 'shell'
----@field kind "claude"|"pi"|"gemini"|"qwen"|"other"
+---@field kind "claude"|"pi"|"gemini"|"qwen"|"codex"|"opencode"|"other"
 ---@field env table<string, string>?
+---@field review boolean? codex: pass the apply_patch hook; opencode: edits ask
 
 local function program_of(cmd)
   if type(cmd) == "table" then
@@ -57,7 +64,14 @@ function M.get(name)
     }
   end
   if KINDS[name] then
-    return { name = name, cmd = opts[name].cmd, kind = name }
+    local builtin = opts[name]
+    local review = nil
+    if name == "codex" then
+      review = builtin.review_patches
+    elseif name == "opencode" then
+      review = builtin.review_edits
+    end
+    return { name = name, cmd = builtin.cmd, kind = name, review = review }
   end
   return nil
 end
@@ -141,17 +155,52 @@ function M.needs_host(spec)
   if spec.kind == "claude" or spec.kind == "gemini" or spec.kind == "qwen" then
     return true
   end
+  if spec.kind == "codex" or spec.kind == "opencode" then
+    return true
+  end
   return spec.kind == "pi" and opts.nvim and config.values.mcp.enabled
 end
 
+-- `text` as a TOML basic string.
+local function toml_string(text)
+  return '"' .. text:gsub("\\", "\\\\"):gsub('"', '\\"') .. '"'
+end
+
+--- Codex's `-c` override that installs the PreToolUse hook on apply_patch
+--- (`pi-ide codex-hook`), or nil when the host binary is not found. Its
+--- text stays the same from one start to the next, so the person trusts
+--- it once in Codex's /hooks.
+function M.codex_hook()
+  local bin = require("pi-ide.host").binary()
+  if not bin then
+    return nil
+  end
+  local command = vim.fn.shellescape(bin) .. " codex-hook"
+  return ("hooks.PreToolUse=[{matcher=%s, hooks=[{type=%s, command=%s, timeout=%d, statusMessage=%s}]}]"):format(
+    toml_string("^apply_patch$"),
+    toml_string("command"),
+    toml_string(command),
+    HOOK_TIMEOUT_S,
+    toml_string("Waiting for your review in Neovim")
+  )
+end
+
 --- The command that starts `spec` with `args` (words) after its own:
---- a list stays a list, a string gets the words shell-quoted.
-function M.command(spec, args, status)
+--- a list stays a list, a string gets the words shell-quoted. `launch`:
+--- what the launch chose (opencode's port).
+function M.command(spec, args, status, launch)
   local extra = {}
   if spec.kind == "pi" then
     for _, file in ipairs(pi_extensions(status)) do
       vim.list_extend(extra, { "-e", file })
     end
+  elseif spec.kind == "codex" and spec.review then
+    local hook = M.codex_hook()
+    if hook then
+      vim.list_extend(extra, { "-c", hook })
+    end
+  elseif spec.kind == "opencode" and launch and launch.port then
+    vim.list_extend(extra, { "--port", tostring(launch.port) })
   end
   vim.list_extend(extra, args or {})
   if type(spec.cmd) == "table" then
@@ -161,9 +210,42 @@ function M.command(spec, args, status)
   return vim.trim(spec.cmd .. " " .. table.concat(words, " "))
 end
 
+--- The MCP endpoint's bearer token, for Codex's `--bearer-token-env-var`
+--- (what `:PiIde mcp` prints): read from the kept token file, else the
+--- lockfile, into the agent's environment and nowhere else.
+local function mcp_token(status)
+  if not status.mcp_url then
+    return nil
+  end
+  local ok, lines = pcall(vim.fn.readfile, status.mcp_token_file or status.lockfile)
+  if not ok or #lines == 0 then
+    return nil
+  end
+  if status.mcp_token_file then
+    return vim.trim(lines[1])
+  end
+  local decoded, lock = pcall(vim.json.decode, table.concat(lines, "\n"))
+  return decoded and type(lock) == "table" and type(lock.authToken) == "string" and lock.authToken or nil
+end
+
+--- opencode's config with edits set to ask, over any the environment has.
+local function opencode_config()
+  local given = vim.env.OPENCODE_CONFIG_CONTENT
+  local ok, content = pcall(vim.json.decode, given or "{}")
+  if not ok or type(content) ~= "table" then
+    content = {}
+  end
+  if type(content.permission) ~= "table" then
+    content.permission = {}
+  end
+  content.permission.edit = "ask"
+  return vim.json.encode(content)
+end
+
 --- What the agent's environment gets on top of Neovim's; `status` is the
---- host's (port, mcp_url).
-function M.environment(spec, status)
+--- host's (port, mcp_url), `launch` what the launch chose (opencode's
+--- password).
+function M.environment(spec, status, launch)
   local no_proxy = M.no_proxy()
   local env = { no_proxy = no_proxy, NO_PROXY = no_proxy }
   if spec.kind == "claude" then
@@ -177,6 +259,24 @@ function M.environment(spec, status)
   elseif spec.kind == "pi" and config.values.agent.pi.extensions.nvim and status.mcp_url then
     -- pi/nvim.ts runs `/nvim connect <this URL>` when pi starts.
     env.PI_IDE_NVIM_URL = status.mcp_url
+  elseif spec.kind == "codex" then
+    if status.codex then
+      -- Codex's /ide (and the hook) look for $TMPDIR/codex-ipc/ipc-<uid>.sock.
+      env.TMPDIR = status.codex.tmpdir
+    end
+    -- Where `codex mcp add nvim … --bearer-token-env-var` reads it.
+    env.PI_IDE_MCP_TOKEN = mcp_token(status)
+  elseif spec.kind == "opencode" then
+    -- With either set, opencode dials that port without the token (which
+    -- only a lockfile gives it) and is refused: empty, it reads Claude
+    -- Code's lockfiles, ours among them.
+    env.CLAUDE_CODE_SSE_PORT = ""
+    env.OPENCODE_EDITOR_SSE_PORT = ""
+    if launch and launch.password then
+      -- Its server answers only to this; Neovim's host follows it with it.
+      env.OPENCODE_SERVER_PASSWORD = launch.password
+      env.OPENCODE_CONFIG_CONTENT = opencode_config()
+    end
   end
   -- pi reads only $PI_IDE_LOCK_DIR; Neovim's own is inherited.
   local dir, source = require("pi-ide.host").lock_dir()

@@ -21,8 +21,9 @@ end
 
 --- Reports `accepted` for `entry` unless it is settled already; true if it
 --- was reported now. `closed`: not a decision, the person closed the diff
---- (a rejection to every agent but Gemini CLI's and Qwen Code's).
-function M.report(entry, accepted, closed)
+--- (a rejection to every agent but Gemini CLI's and Qwen Code's). `reason`:
+--- why they rejected it, for agents that read it (Codex, opencode).
+function M.report(entry, accepted, closed, reason)
   if entry.decided then
     return false
   end
@@ -32,10 +33,12 @@ function M.report(entry, accepted, closed)
   elseif accepted then
     -- The agent writes an openDiff's file once it hears: watched from
     -- before. The host applies an MCP edit itself.
-    if not entry.edit then
+    if not entry.edit or entry.edit.agent_writes then
       require("pi-ide.diff.reload").watch(entry.path)
     end
     seam.notify("diff_decided", entry.id, true, proposal_text(entry.proposed_buf))
+  elseif reason and vim.trim(reason) ~= "" then
+    seam.notify("diff_decided", entry.id, false, reason)
   else
     seam.notify("diff_decided", entry.id, false)
   end

@@ -81,14 +81,39 @@ local function teardown(entry)
   })
 end
 
+-- Whether rejecting `entry` asks the person why (its agent reads it).
+local function asks_reason(entry)
+  return entry.edit ~= nil and entry.edit ~= vim.NIL and entry.edit.ask_reason == true
+end
+
+-- Asks why the person rejects (for `agent`); `then_(reason)` with "" for
+-- no reason; nothing when they cancel (Esc): the diff stays.
+local function ask_why(agent, then_)
+  vim.ui.input({ prompt = ("Why not? (%s reads it; empty: no reason) "):format(agent) }, function(input)
+    if input ~= nil then
+      then_(input)
+    end
+  end)
+end
+
 -- Reports the person's decision to the host, once, then closes the diff.
 -- `closed`: they closed it without deciding (a rejection for most agents).
-local function decide(entry, accepted, closed)
+-- `reason`: why they reject it; asked when its agent reads it and none
+-- was given.
+local function decide(entry, accepted, closed, reason)
   if accepted and entry.loading then
     util.notify("the diff is still loading; accept it once it is shown", vim.log.levels.WARN)
     return
   end
-  if decision.report(entry, accepted, closed) then
+  if not accepted and not closed and reason == nil and asks_reason(entry) then
+    ask_why(entry.client, function(why)
+      if not entry.decided then
+        decide(entry, false, false, why)
+      end
+    end)
+    return
+  end
+  if decision.report(entry, accepted, closed, reason) then
     teardown(entry)
   end
 end
@@ -248,12 +273,12 @@ local function missing(tab_name)
   return false
 end
 
-local function resolve(tab_name, accepted)
+local function resolve(tab_name, accepted, reason)
   local entry = entry_for(tab_name)
   if not entry then
     return missing(tab_name)
   end
-  decide(entry, accepted)
+  decide(entry, accepted, false, reason)
   return true
 end
 
@@ -264,11 +289,13 @@ function M.accept(tab_name)
   return resolve(tab_name, true)
 end
 
---- Rejects a diff (default: the one in the current tab).
+--- Rejects a diff (default: the one in the current tab). `reason` goes to
+--- agents that read it (Codex, opencode); without one they are asked.
 ---@param tab_name? string
+---@param reason? string
 ---@return boolean
-function M.reject(tab_name)
-  return resolve(tab_name, false)
+function M.reject(tab_name, reason)
+  return resolve(tab_name, false, reason)
 end
 
 -- The diffs decided together with the one in the current tab: every file
@@ -300,14 +327,25 @@ local function group_entries()
   return members
 end
 
-local function decide_all(accepted)
+local function decide_all(accepted, reason)
   local members = group_entries()
   if #members == 0 then
     util.notify("go to a diff of the edit to decide all its files", vim.log.levels.WARN)
     return false
   end
+  if not accepted and reason == nil and asks_reason(members[1]) then
+    -- One question for the whole edit.
+    ask_why(members[1].client, function(why)
+      for _, entry in ipairs(members) do
+        if not entry.decided then
+          decide(entry, false, false, why)
+        end
+      end
+    end)
+    return true
+  end
   for _, entry in ipairs(members) do
-    decide(entry, accepted)
+    decide(entry, accepted, false, reason)
   end
   return true
 end
@@ -318,9 +356,11 @@ function M.accept_all()
   return decide_all(true)
 end
 
---- Rejects every file of the edit in the current tab.
-function M.reject_all()
-  return decide_all(false)
+--- Rejects every file of the edit in the current tab, for `reason` (asked
+--- when its agent reads it and none is given).
+---@param reason? string
+function M.reject_all(reason)
+  return decide_all(false, reason)
 end
 
 local function act_on_hunk(accepted)

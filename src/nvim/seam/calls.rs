@@ -396,6 +396,8 @@ mod tests {
                 languages: vec!["rust"],
                 companions: vec![],
                 companion_error: None,
+                codex: None,
+                codex_error: None,
             }),
             LuaCall::Client(
                 ClientEvent::Connected,
@@ -653,6 +655,8 @@ mod tests {
                 file: "/t/gemini/ide/gemini-ide-server-3-8.json".into(),
             }],
             companion_error: None,
+            codex: None,
+            codex_error: None,
         });
         assert_eq!(
             to_json(&started.into_args().unwrap()[1]),
@@ -663,7 +667,7 @@ mod tests {
                 "languages": ["rust", "lua"],
                 "companions": [{"client": "gemini", "port": 8,
                     "file": "/t/gemini/ide/gemini-ide-server-3-8.json"}],
-                "companion_error": null})
+                "companion_error": null, "codex": null, "codex_error": null})
         );
     }
 

@@ -52,6 +52,9 @@ pub struct Decision {
     pub id: u64,
     /// The proposal's final text when accepted; `None` when rejected.
     pub accepted: Option<String>,
+    /// Why the person rejected it, when they said (for agents that pass
+    /// it on: Codex's hook, opencode).
+    pub reason: Option<String>,
 }
 
 /// What Neovim told the host, in the order it happened.
@@ -100,6 +103,43 @@ pub enum EditorEvent {
     ChatPermission(PermissionAnswer),
     /// A terminal an agent created ended.
     ChatTerminalExit(TerminalExit),
+    /// An opencode agent terminal's server, to follow.
+    OpencodeFollow(OpencodeServer),
+    /// That opencode (by agent id) exited.
+    OpencodeForget(u64),
+    /// Text for an opencode's prompt.
+    OpencodePrompt(OpencodePrompt),
+}
+
+/// Where an opencode started by `:PiIde agent opencode` serves.
+#[derive(Deserialize, PartialEq)]
+pub struct OpencodeServer {
+    /// The agent's id in Lua.
+    pub id: u64,
+    pub port: u16,
+    /// Its server's basic-auth password (never logged).
+    pub password: String,
+    /// Its working directory.
+    pub cwd: String,
+}
+
+impl std::fmt::Debug for OpencodeServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpencodeServer")
+            .field("id", &self.id)
+            .field("port", &self.port)
+            .field("cwd", &self.cwd)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `:PiIde ask` into opencode agent `id`.
+#[derive(Debug, Deserialize, PartialEq)]
+pub struct OpencodePrompt {
+    pub id: u64,
+    pub text: String,
+    /// Submit it (the text ended with a newline).
+    pub submit: bool,
 }
 
 impl EditorEvent {
@@ -131,6 +171,9 @@ impl EditorEvent {
         "chat",
         "chat_permission",
         "chat_terminal_exit",
+        "opencode_follow",
+        "opencode_forget",
+        "opencode_prompt",
     ];
 
     /// Parses one notification; `None` for anything malformed.
@@ -140,11 +183,18 @@ impl EditorEvent {
             "selection" => typed(payload()?).map(EditorEvent::Selection),
             "diff_decided" => {
                 let id = args.first()?.as_u64()?;
-                let accepted = match args.get(1)?.as_bool()? {
-                    true => Some(args.get(2)?.as_str()?.to_owned()),
-                    false => None,
+                let (accepted, reason) = match args.get(1)?.as_bool()? {
+                    true => (Some(args.get(2)?.as_str()?.to_owned()), None),
+                    false => {
+                        let reason = args.get(2).and_then(Value::as_str).map(str::trim);
+                        (None, reason.filter(|r| !r.is_empty()).map(str::to_owned))
+                    }
                 };
-                Some(EditorEvent::DiffDecided(Decision { id, accepted }))
+                Some(EditorEvent::DiffDecided(Decision {
+                    id,
+                    accepted,
+                    reason,
+                }))
             }
             "diff_closed" => Some(EditorEvent::DiffClosed(args.first()?.as_u64()?)),
             "cwd" => {
@@ -169,6 +219,9 @@ impl EditorEvent {
             "chat" => typed(payload()?).map(EditorEvent::Chat),
             "chat_permission" => typed(payload()?).map(EditorEvent::ChatPermission),
             "chat_terminal_exit" => typed(payload()?).map(EditorEvent::ChatTerminalExit),
+            "opencode_follow" => typed(payload()?).map(EditorEvent::OpencodeFollow),
+            "opencode_forget" => Some(EditorEvent::OpencodeForget(args.first()?.as_u64()?)),
+            "opencode_prompt" => typed(payload()?).map(EditorEvent::OpencodePrompt),
             "suggest" => typed(payload()?).map(EditorEvent::Suggest),
             "suggest_cancel" => Some(EditorEvent::SuggestCancel(args.first()?.as_u64()?)),
             "list_models" => Some(EditorEvent::ListModels),
@@ -222,15 +275,35 @@ mod tests {
             &[Value::from(3), Value::from(true), Value::from("text\n")],
         );
         assert!(
-            matches!(accepted, Some(EditorEvent::DiffDecided(Decision { id: 3, accepted: Some(t) })) if t == "text\n")
+            matches!(accepted, Some(EditorEvent::DiffDecided(Decision { id: 3, accepted: Some(t), reason: None })) if t == "text\n")
         );
         let rejected = EditorEvent::parse("diff_decided", &[Value::from(4), Value::from(false)]);
         assert!(matches!(
             rejected,
             Some(EditorEvent::DiffDecided(Decision {
                 id: 4,
-                accepted: None
+                accepted: None,
+                reason: None
             }))
+        ));
+        let said_why = EditorEvent::parse(
+            "diff_decided",
+            &[
+                Value::from(4),
+                Value::from(false),
+                Value::from(" too long "),
+            ],
+        );
+        assert!(
+            matches!(said_why, Some(EditorEvent::DiffDecided(Decision { reason: Some(r), .. })) if r == "too long")
+        );
+        let blank = EditorEvent::parse(
+            "diff_decided",
+            &[Value::from(4), Value::from(false), Value::from("  ")],
+        );
+        assert!(matches!(
+            blank,
+            Some(EditorEvent::DiffDecided(Decision { reason: None, .. }))
         ));
         assert!(matches!(
             EditorEvent::parse("diff_closed", &[Value::from(5)]),

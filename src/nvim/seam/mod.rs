@@ -53,7 +53,7 @@
 //! | event                 | args                  | meaning                                  |
 //! |-----------------------|-----------------------|------------------------------------------|
 //! | `selection`           | positions             | debounced cursor/selection of a file     |
-//! | `diff_decided`        | id, accepted, text?   | the person accepted/rejected diff `id`   |
+//! | `diff_decided`        | id, accepted, text?/reason? | the person accepted (the final text) or rejected (and why, if they said) diff `id` |
 //! | `diff_closed`         | id                    | the person closed diff `id` without deciding (its tab, a side's last window, a side's buffer) |
 //! | `cwd`                 | dir, root             | Neovim's cwd changed (workspace folder), and its project root |
 //! | `suggest`             | request               | ask the pi agent for inline suggestions  |
@@ -78,6 +78,9 @@
 //! | `propose_edit`        | edit                  | a registered tool proposes `{id, title?, files = [{path, text}]}`; answered by `edit_decided` |
 //! | `changes_start`       | request               | take a baseline of the project `{id, store, root?, keep?}`; answered by `changes_done` |
 //! | `changes_review`      | request               | review what changed since the baseline `{id, store, root?}`; answered by `changes_listed`, then `changes_done` |
+//! | `opencode_follow`     | agent                 | `:PiIde agent opencode` started opencode's server `{id, port, password, cwd}`: follow its events, review its edits |
+//! | `opencode_forget`     | id                    | that opencode exited                     |
+//! | `opencode_prompt`     | prompt                | `:PiIde ask` into opencode: `{id, text, submit}` through its `/tui` API |
 //!
 //! Neovim itself also sends `nvim_buf_lines_event` / `nvim_buf_detach_event`
 //! for buffers the host attached to; the host reads lines with
@@ -98,7 +101,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 22;
+pub const SEAM_VERSION: u64 = 23;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]

@@ -31,6 +31,23 @@ pub struct Started {
     pub companions: Vec<Announced>,
     /// Why one of them could not be served.
     pub companion_error: Option<String>,
+    /// Where Codex CLI finds us, when served.
+    pub codex: Option<CodexInfo>,
+    /// Why Codex's socket could not be served.
+    pub codex_error: Option<String>,
+}
+
+/// Codex CLI's IDE socket.
+#[derive(Debug, Clone, Serialize)]
+pub struct CodexInfo {
+    /// The `TMPDIR` that leads Codex here (`:PiIde agent codex` sets it).
+    pub tmpdir: String,
+    /// The socket under it.
+    pub socket: String,
+    /// The shared socket (`$TMPDIR/codex-ipc/…`), when this Neovim serves it.
+    pub shared: Option<String>,
+    /// Why it does not.
+    pub shared_note: Option<String>,
 }
 
 /// One CLI's companion listener and the discovery file announcing it.

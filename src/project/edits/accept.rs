@@ -112,6 +112,7 @@ pub async fn accepted(
         reoffered += 1;
         let withdraw = Withdraw {
             state,
+            requester: crate::client::Requester::Mcp,
             tabs: vec![shown.tab_name.clone()],
         };
         let outcome = show(state, path, &now, &proposal, &shown).await;
@@ -121,7 +122,11 @@ pub async fn accepted(
                 accepted = now.proposal(&text);
                 rebased_on = Some(now);
             }
-            DiffOutcome::Rejected { reason: None } | DiffOutcome::Closed => return Fate::Declined,
+            DiffOutcome::Rejected { reason: None }
+            | DiffOutcome::Closed
+            | DiffOutcome::Declined(_) => {
+                return Fate::Declined;
+            }
             DiffOutcome::Rejected {
                 reason: Some(reason),
             } => return Fate::NotShown(reason),

@@ -9,7 +9,7 @@ use crate::nvim::seam::{BufferText, ExpectedText, LuaCall};
 use crate::state::State;
 
 /// A file's text before an edit.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Current {
     pub text: Lines,
     /// False: neither a buffer nor a file holds it yet.
@@ -47,6 +47,13 @@ impl Current {
                 from_buffer: true,
             });
         }
+        Current::on_disk(file).await
+    }
+
+    /// The file as it is on disk (never through a link), for an agent that
+    /// changes the file itself; a missing file is one to create.
+    pub async fn on_disk(file: &Confined) -> Result<Current, Failure> {
+        let path = file.path.as_str();
         match file.read().await {
             Ok(bytes) => {
                 let text = String::from_utf8(bytes)

@@ -111,6 +111,8 @@ pub async fn propose(
                 from_buffer: change.before.from_buffer,
                 requester_pid,
                 turn: None,
+                agent_writes: false,
+                ask_reason: false,
             },
         };
         tabs.push(shown_as.tab_name.clone());
@@ -119,7 +121,11 @@ pub async fn propose(
             (outcome, shown_as)
         });
     }
-    let withdraw = Withdraw { state, tabs };
+    let withdraw = Withdraw {
+        state,
+        requester: Requester::Mcp,
+        tabs,
+    };
     let outcomes = join_all(shown).await;
     withdraw.disarm();
     for ((change, proposal), (outcome, shown_as)) in changes.into_iter().zip(outcomes) {
@@ -127,7 +133,9 @@ pub async fn propose(
             DiffOutcome::Accepted(text) => {
                 accept::accepted(state, project, &change, &proposal, &text, shown_as).await
             }
-            DiffOutcome::Rejected { reason: None } | DiffOutcome::Closed => Fate::Declined,
+            DiffOutcome::Rejected { reason: None }
+            | DiffOutcome::Closed
+            | DiffOutcome::Declined(_) => Fate::Declined,
             DiffOutcome::Rejected {
                 reason: Some(reason),
             } => Fate::NotShown(reason),
@@ -135,6 +143,127 @@ pub async fn propose(
         report.add(&change.path, fate);
     }
     report.finish()
+}
+
+/// One file an agent that writes files itself asks the person about.
+#[derive(Clone)]
+pub struct Proposed {
+    /// Absolute, inside the project root.
+    pub path: String,
+    /// The file as the agent will change it (on disk, for an agent).
+    pub before: Current,
+    pub proposal: Lines,
+}
+
+impl Proposed {
+    /// `path` proposed to go from `before` to `after` (unit tests).
+    #[cfg(test)]
+    pub fn of(path: &str, before: &str, after: &str) -> Proposed {
+        let before = Current {
+            text: Lines::split(before),
+            exists: true,
+            from_buffer: false,
+        };
+        let proposal = before.proposal(after);
+        Proposed {
+            path: path.into(),
+            before,
+            proposal,
+        }
+    }
+}
+
+/// Shows `files` as one edit `title` by an agent that writes them itself
+/// once told (Codex's hook, opencode's permission requests), and waits
+/// until every file is decided or this future is dropped (then its diffs
+/// close). Each outcome in order; the person may say why they reject.
+pub async fn review(
+    state: &State,
+    project: &Project,
+    agent: &'static str,
+    title: &str,
+    requester_pid: Option<u32>,
+    files: &[Proposed],
+) -> Vec<DiffOutcome> {
+    let group = GROUPS.fetch_add(1, Ordering::Relaxed) + 1;
+    let count = files.len();
+    let mut tabs = Vec::with_capacity(count);
+    let mut shown = Vec::with_capacity(count);
+    for (index, file) in files.iter().enumerate() {
+        let shown_as = Shown {
+            tab_name: format!("{agent}-{group}:{}", project.relative(&file.path)),
+            edit: EditInfo {
+                group,
+                index: index + 1,
+                count,
+                title: title.to_owned(),
+                from_buffer: false,
+                requester_pid,
+                turn: None,
+                agent_writes: true,
+                ask_reason: true,
+            },
+        };
+        tabs.push(shown_as.tab_name.clone());
+        shown.push(async move {
+            show_as(
+                state,
+                Requester::Agent(agent),
+                &file.path,
+                &file.before,
+                &file.proposal,
+                &shown_as,
+            )
+            .await
+        });
+    }
+    let withdraw = Withdraw {
+        state,
+        requester: Requester::Agent(agent),
+        tabs,
+    };
+    let outcomes = join_all(shown).await;
+    withdraw.disarm();
+    outcomes
+}
+
+/// Puts the text the person accepted for `file` (asked about by `agent`)
+/// into its buffer and onto disk, as for an MCP edit: shown again when the
+/// file changed meanwhile, kept in a buffer of its own when it cannot be
+/// applied. For an agent that cannot take the person's edits itself.
+pub async fn take_accepted(
+    state: &State,
+    project: &Project,
+    agent: &'static str,
+    title: &str,
+    file: &Proposed,
+    text: &str,
+) -> Result<(), String> {
+    let group = GROUPS.fetch_add(1, Ordering::Relaxed) + 1;
+    let change = Change {
+        path: file.path.clone(),
+        before: file.before.clone(),
+        after: file.proposal.join(),
+    };
+    let shown = Shown {
+        tab_name: format!("{agent}-{group}:{}", project.relative(&file.path)),
+        edit: EditInfo {
+            group,
+            index: 1,
+            count: 1,
+            title: title.to_owned(),
+            from_buffer: false,
+            requester_pid: None,
+            turn: None,
+            agent_writes: false,
+            ask_reason: false,
+        },
+    };
+    match accept::accepted(state, project, &change, &file.proposal, text, shown).await {
+        Fate::Applied { .. } => Ok(()),
+        Fate::Failed(message) | Fate::NotShown(message) => Err(message),
+        Fate::Declined => Err("the person rejected it when it was shown again".into()),
+    }
 }
 
 /// Where a file's diff is shown: its tab and what the winbar says.
@@ -172,6 +301,8 @@ pub async fn review_only(
             from_buffer: before.from_buffer,
             requester_pid: None,
             turn: None,
+            agent_writes: false,
+            ask_reason: false,
         },
     };
     show(state, path, before, &proposal, &shown).await
@@ -203,6 +334,18 @@ async fn show(
     proposal: &Lines,
     shown: &Shown,
 ) -> DiffOutcome {
+    show_as(state, Requester::Mcp, path, before, proposal, shown).await
+}
+
+/// [`show`] for `requester`.
+async fn show_as(
+    state: &State,
+    requester: Requester,
+    path: &str,
+    before: &Current,
+    proposal: &Lines,
+    shown: &Shown,
+) -> DiffOutcome {
     let target = DiffTarget {
         tab_name: shown.tab_name.clone(),
         path: path.to_owned(),
@@ -211,7 +354,7 @@ async fn show(
     };
     let sides = prepare_lines(before.text.clone(), before.exists, proposal.clone());
     match sides.await {
-        Ok(sides) => state.show_diff(Requester::Mcp, target, sides).await,
+        Ok(sides) => state.show_diff(requester, target, sides).await,
         Err(reason) => DiffOutcome::rejected(reason),
     }
 }
@@ -220,6 +363,7 @@ async fn show(
 /// (the agent cancelled it or went away).
 struct Withdraw<'a> {
     state: &'a State,
+    requester: Requester,
     tabs: Vec<String>,
 }
 
@@ -232,7 +376,7 @@ impl Withdraw<'_> {
 impl Drop for Withdraw<'_> {
     fn drop(&mut self) {
         for tab in self.tabs.drain(..) {
-            if let Some(diff) = self.state.diffs().take_tab(Requester::Mcp, &tab) {
+            if let Some(diff) = self.state.diffs().take_tab(self.requester, &tab) {
                 self.state
                     .finish_diff(diff, DiffOutcome::rejected("the agent cancelled the edit"));
             }

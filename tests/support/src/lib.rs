@@ -213,6 +213,11 @@ impl Drop for Session {
     }
 }
 
+/// Codex's shared socket lives in the real `/tmp` (the place a Codex of the
+/// person's would ask): a test Neovim serves it only when the test asks
+/// (`codex = true`, with a `TMPDIR` of its own).
+const CODEX_OFF: &str = "if opts.codex == nil then opts.codex = false end";
+
 impl Session {
     /// Neovim with `setup({ bin = <test binary> })`, host started.
     pub async fn start() -> Session {
@@ -224,7 +229,7 @@ impl Session {
         let session = Self::spawn().await;
         session
             .exec(&format!(
-                "local opts = {opts}; opts.bin = opts.bin or '{}'; require('pi-ide').setup(opts)",
+                "local opts = {opts}; opts.bin = opts.bin or '{}'; {CODEX_OFF} require('pi-ide').setup(opts)",
                 host_binary().display()
             ))
             .await;
@@ -248,7 +253,7 @@ impl Session {
         let session = Self::spawn_at(repo_root(), work_dir, env).await;
         session
             .exec(&format!(
-                "local opts = {opts}; opts.bin = opts.bin or '{}'; require('pi-ide').setup(opts)",
+                "local opts = {opts}; opts.bin = opts.bin or '{}'; {CODEX_OFF} require('pi-ide').setup(opts)",
                 host_binary().display()
             ))
             .await;

@@ -1,0 +1,198 @@
+//! opencode started by `:PiIde agent opencode`: its TUI runs its server on
+//! a loopback port Lua chose, answering only to a password Lua chose
+//! (`OPENCODE_SERVER_PASSWORD`), with edits set to ask. The host follows
+//! the server's `/global/event` stream: each `permission.asked` for an edit is
+//! shown in the review and answered at `POST /permission/:id/reply`
+//! (`once`, or `reject` with the person's reason); one answered in
+//! opencode's own prompt first (`permission.replied`) closes its diffs.
+//! `:PiIde ask` goes in through `/tui/append-prompt` and
+//! `/tui/submit-prompt`. (Its context comes over the WebSocket: opencode
+//! reads Claude Code's lockfiles.)
+//!
+//! * [`client`]     – requests to the server (hyper's HTTP/1 client).
+//! * [`events`]     – the event stream (server-sent events) read.
+//! * [`permission`] – an edit asked, reviewed, answered.
+
+pub mod client;
+pub mod events;
+pub mod permission;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::task::{AbortHandle, JoinSet};
+
+use crate::nvim::seam::{OpencodePrompt, OpencodeServer};
+use crate::state::State;
+use client::Server;
+
+/// How long after its start opencode's server may take to listen.
+const START_DEADLINE: Duration = Duration::from_secs(120);
+/// Waits between attempts to reach the server.
+const RETRY: Duration = Duration::from_millis(250);
+/// opencode sends a heartbeat every 10 s: a stream silent this long is
+/// stale (an instance gone), and is opened again.
+const SILENCE: Duration = Duration::from_secs(30);
+
+/// The opencodes followed, by agent id.
+#[derive(Default)]
+pub struct Followed {
+    servers: HashMap<u64, (Arc<Server>, AbortHandle)>,
+}
+
+impl Followed {
+    /// Follows the opencode `server` describes until it is forgotten.
+    pub fn follow(&mut self, state: &Arc<State>, server: OpencodeServer) {
+        tracing::info!("following opencode {} on port {}", server.id, server.port);
+        let endpoint = Arc::new(Server::new(server.port, &server.password));
+        let task = crate::task::spawn(follow(state.clone(), endpoint.clone(), server.cwd));
+        if let Some((_, old)) = self
+            .servers
+            .insert(server.id, (endpoint, task.abort_handle()))
+        {
+            old.abort();
+        }
+    }
+
+    /// Opencode `id` exited: its open reviews close.
+    pub fn forget(&mut self, id: u64) {
+        if let Some((_, task)) = self.servers.remove(&id) {
+            tracing::info!("opencode {id} exited");
+            task.abort();
+        }
+    }
+
+    /// `:PiIde ask` into opencode `prompt.id`'s prompt.
+    pub fn prompt(&self, prompt: OpencodePrompt) {
+        let Some((server, _)) = self.servers.get(&prompt.id) else {
+            tracing::warn!("no opencode {} to ask", prompt.id);
+            return;
+        };
+        let server = server.clone();
+        crate::task::spawn(async move {
+            let appended = server
+                .post("/tui/append-prompt", &json!({"text": prompt.text}))
+                .await;
+            let submitted = match (&appended, prompt.submit) {
+                (Ok(_), true) => server.post("/tui/submit-prompt", &json!({})).await,
+                (answer, _) => answer.clone(),
+            };
+            if let Err(error) = submitted {
+                tracing::warn!("cannot put the text into opencode's prompt: {error}");
+            }
+        });
+    }
+}
+
+impl Drop for Followed {
+    fn drop(&mut self) {
+        for (_, task) in self.servers.values() {
+            task.abort();
+        }
+    }
+}
+
+/// Reads `server`'s events until this task is aborted: reconnecting while
+/// it starts, and after a dropped stream.
+async fn follow(state: Arc<State>, server: Arc<Server>, cwd: String) {
+    let started = tokio::time::Instant::now();
+    let mut reviews: JoinSet<()> = JoinSet::new();
+    let mut open: HashMap<String, AbortHandle> = HashMap::new();
+    let mut connected = false;
+    loop {
+        let stream = match server.events().await {
+            Ok(stream) => stream,
+            Err(error) => {
+                tracing::debug!("opencode's events: {error}");
+                if !connected && started.elapsed() > START_DEADLINE {
+                    tracing::warn!("opencode's server never answered: {error}");
+                    return;
+                }
+                tokio::time::sleep(RETRY).await;
+                continue;
+            }
+        };
+        if !connected {
+            tracing::info!("following opencode's events");
+            connected = true;
+        }
+        // What was asked before the stream was there (opencode's TUI takes
+        // prompts before its server answers everything).
+        match server.get("/permission").await {
+            Ok(Value::Array(pending)) => {
+                for asked in pending {
+                    let event = json!({"type": "permission.asked", "properties": asked});
+                    handle(&state, &server, &cwd, event, &mut reviews, &mut open);
+                }
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!("cannot list opencode's permission requests: {error}"),
+        }
+        let mut stream = stream;
+        loop {
+            tokio::select! {
+                event = tokio::time::timeout(SILENCE, stream.next()) => match event {
+                    Ok(Some(event)) => handle(&state, &server, &cwd, event, &mut reviews, &mut open),
+                    Ok(None) => break,
+                    Err(_) => {
+                        tracing::info!("opencode's events went silent; following them again");
+                        break;
+                    }
+                },
+                Some(_) = reviews.join_next(), if !reviews.is_empty() => {}
+            }
+        }
+        tokio::time::sleep(RETRY).await;
+    }
+}
+
+/// One event: an edit asked starts its review, one answered elsewhere
+/// ends it.
+fn handle(
+    state: &Arc<State>,
+    server: &Arc<Server>,
+    cwd: &str,
+    event: Value,
+    reviews: &mut JoinSet<()>,
+    open: &mut HashMap<String, AbortHandle>,
+) {
+    open.retain(|_, task| !task.is_finished());
+    // `/global/event` wraps each instance's event with its directory.
+    let (directory, event) = match event.get("payload") {
+        Some(payload) => (event["directory"].as_str().unwrap_or(cwd), payload),
+        None => (cwd, &event),
+    };
+    let properties = &event["properties"];
+    match event["type"].as_str() {
+        Some("permission.asked") if properties["permission"] == "edit" => {
+            let Some(id) = properties["id"].as_str() else {
+                return;
+            };
+            if open.contains_key(id) {
+                return;
+            }
+            tracing::info!(
+                "opencode asks to edit {}",
+                properties["metadata"]["filepath"].as_str().unwrap_or("?")
+            );
+            let asked = properties.clone();
+            let (state, server, directory) = (state.clone(), server.clone(), directory.to_owned());
+            let task = reviews.spawn(async move {
+                permission::review(&state, &server, &directory, &asked).await;
+            });
+            open.insert(id.to_owned(), task);
+        }
+        Some("permission.replied") => {
+            let id = properties["requestID"]
+                .as_str()
+                .or_else(|| properties["permissionID"].as_str());
+            if let Some(task) = id.and_then(|id| open.remove(id)) {
+                // Answered in opencode itself: its diffs close.
+                task.abort();
+            }
+        }
+        _ => {}
+    }
+}
