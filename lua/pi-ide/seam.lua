@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 23
+M.VERSION = 24
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -253,7 +253,7 @@ M.EVENTS = {
   "chat", -- {op, chat, ...}: open, prompt, cancel, mode, config, auth or close an ACP chat
   "chat_permission", -- {id, option?}: the person's answer to an agent's permission request
   "chat_terminal_exit", -- {id, exit_code?, signal?}: an agent's terminal command ended
-  "opencode_follow", -- {id, port, password, cwd}: agent `id`, opencode, serves there: review its edits
+  "opencode_follow", -- {id, port, password, cwd, pid}: opencode (agent `id`, process `pid`) serves there
   "opencode_forget", -- id: that opencode exited
   "opencode_prompt", -- {id, text, submit}: `:PiIde ask` into opencode's prompt
 }

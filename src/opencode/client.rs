@@ -1,6 +1,8 @@
 //! Requests to opencode's server on 127.0.0.1:<port>, with the basic-auth
 //! password its TUI was started with: one HTTP/1 connection per request
-//! (hyper's client), bounded in time except for the event stream.
+//! (hyper's client), bounded in time except for the event stream, each
+//! sent only once the server's end is known to be this user's
+//! ([`super::owner`]).
 
 use std::time::Duration;
 
@@ -43,6 +45,8 @@ impl Server {
         let stream = TcpStream::connect(("127.0.0.1", self.port))
             .await
             .map_err(|e| format!("cannot reach opencode on port {}: {e}", self.port))?;
+        // Before the password goes: the port may be another user's.
+        super::owner::check(&stream).await?;
         let _ = stream.set_nodelay(true);
         let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await

@@ -9,12 +9,17 @@
 //! `/tui/submit-prompt`. (Its context comes over the WebSocket: opencode
 //! reads Claude Code's lockfiles.)
 //!
+//! The follower stops when opencode's process is gone, or when its server
+//! has not answered for [`GIVE_UP`] (reaching it again ever more slowly).
+//!
 //! * [`client`]     – requests to the server (hyper's HTTP/1 client).
+//! * [`owner`]      – whose server a connection reached.
 //! * [`events`]     – the event stream (server-sent events) read.
 //! * [`permission`] – an edit asked, reviewed, answered.
 
 pub mod client;
 pub mod events;
+pub mod owner;
 pub mod permission;
 
 use std::collections::HashMap;
@@ -24,14 +29,17 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::task::{AbortHandle, JoinSet};
 
-use crate::nvim::seam::{OpencodePrompt, OpencodeServer};
+use crate::nvim::seam::{LuaCall, OpencodePrompt, OpencodeServer};
 use crate::state::State;
 use client::Server;
 
-/// How long after its start opencode's server may take to listen.
-const START_DEADLINE: Duration = Duration::from_secs(120);
-/// Waits between attempts to reach the server.
-const RETRY: Duration = Duration::from_millis(250);
+/// How long opencode's server may not answer (while it starts, or after
+/// its stream dropped) before the follower gives up.
+const GIVE_UP: Duration = Duration::from_secs(120);
+/// The first wait between attempts to reach the server; each next one is
+/// twice as long, up to [`LONGEST_RETRY`].
+const FIRST_RETRY: Duration = Duration::from_millis(250);
+const LONGEST_RETRY: Duration = Duration::from_secs(4);
 /// opencode sends a heartbeat every 10 s: a stream silent this long is
 /// stale (an instance gone), and is opened again.
 const SILENCE: Duration = Duration::from_secs(30);
@@ -47,7 +55,12 @@ impl Followed {
     pub fn follow(&mut self, state: &Arc<State>, server: OpencodeServer) {
         tracing::info!("following opencode {} on port {}", server.id, server.port);
         let endpoint = Arc::new(Server::new(server.port, &server.password));
-        let task = crate::task::spawn(follow(state.clone(), endpoint.clone(), server.cwd));
+        let followed = Follower {
+            id: server.id,
+            pid: server.pid,
+            cwd: server.cwd,
+        };
+        let task = crate::task::spawn(follow(state.clone(), endpoint.clone(), followed));
         if let Some((_, old)) = self
             .servers
             .insert(server.id, (endpoint, task.abort_handle()))
@@ -59,7 +72,7 @@ impl Followed {
     /// Opencode `id` exited: its open reviews close.
     pub fn forget(&mut self, id: u64) {
         if let Some((_, task)) = self.servers.remove(&id) {
-            tracing::info!("opencode {id} exited");
+            tracing::info!("stopped following opencode {id}: it exited");
             task.abort();
         }
     }
@@ -94,28 +107,57 @@ impl Drop for Followed {
     }
 }
 
-/// Reads `server`'s events until this task is aborted: reconnecting while
-/// it starts, and after a dropped stream.
-async fn follow(state: Arc<State>, server: Arc<Server>, cwd: String) {
-    let started = tokio::time::Instant::now();
+/// Which opencode a follower follows.
+struct Follower {
+    /// Its agent id in Lua.
+    id: u64,
+    /// Its process, while it runs.
+    pid: Option<u32>,
+    cwd: String,
+}
+
+/// Reads `server`'s events until this task is aborted, opencode's process
+/// is gone or its server has not answered for [`GIVE_UP`]: reconnecting
+/// while it starts, and after a dropped stream.
+async fn follow(state: Arc<State>, server: Arc<Server>, followed: Follower) {
+    let id = followed.id;
+    let cwd = followed.cwd.as_str();
     let mut reviews: JoinSet<()> = JoinSet::new();
     let mut open: HashMap<String, AbortHandle> = HashMap::new();
+    let mut unanswered = tokio::time::Instant::now();
+    let mut retry = FIRST_RETRY;
     let mut connected = false;
     loop {
+        if let Some(pid) = followed.pid
+            && !crate::lockfile::process_alive(pid)
+        {
+            tracing::info!("stopped following opencode {id}: its process {pid} is gone");
+            return;
+        }
         let stream = match server.events().await {
             Ok(stream) => stream,
             Err(error) => {
                 tracing::debug!("opencode's events: {error}");
-                if !connected && started.elapsed() > START_DEADLINE {
-                    tracing::warn!("opencode's server never answered: {error}");
+                if unanswered.elapsed() > GIVE_UP {
+                    tracing::warn!(
+                        "stopped following opencode {id}: its server did not answer for {} s ({error})",
+                        GIVE_UP.as_secs()
+                    );
+                    let message = format!(
+                        "opencode's server did not answer for {} s: its edits are no longer reviewed in Neovim (opencode asks in its own prompt)",
+                        GIVE_UP.as_secs()
+                    );
+                    state.editor().push(LuaCall::Refused { message });
                     return;
                 }
-                tokio::time::sleep(RETRY).await;
+                tokio::time::sleep(retry).await;
+                retry = (retry * 2).min(LONGEST_RETRY);
                 continue;
             }
         };
+        retry = FIRST_RETRY;
         if !connected {
-            tracing::info!("following opencode's events");
+            tracing::info!("following opencode {id}'s events");
             connected = true;
         }
         // What was asked before the stream was there (opencode's TUI takes
@@ -124,7 +166,7 @@ async fn follow(state: Arc<State>, server: Arc<Server>, cwd: String) {
             Ok(Value::Array(pending)) => {
                 for asked in pending {
                     let event = json!({"type": "permission.asked", "properties": asked});
-                    handle(&state, &server, &cwd, event, &mut reviews, &mut open);
+                    handle(&state, &server, cwd, event, &mut reviews, &mut open);
                 }
             }
             Ok(_) => {}
@@ -134,7 +176,7 @@ async fn follow(state: Arc<State>, server: Arc<Server>, cwd: String) {
         loop {
             tokio::select! {
                 event = tokio::time::timeout(SILENCE, stream.next()) => match event {
-                    Ok(Some(event)) => handle(&state, &server, &cwd, event, &mut reviews, &mut open),
+                    Ok(Some(event)) => handle(&state, &server, cwd, event, &mut reviews, &mut open),
                     Ok(None) => break,
                     Err(_) => {
                         tracing::info!("opencode's events went silent; following them again");
@@ -144,7 +186,8 @@ async fn follow(state: Arc<State>, server: Arc<Server>, cwd: String) {
                 Some(_) = reviews.join_next(), if !reviews.is_empty() => {}
             }
         }
-        tokio::time::sleep(RETRY).await;
+        unanswered = tokio::time::Instant::now();
+        tokio::time::sleep(retry).await;
     }
 }
 

@@ -84,13 +84,19 @@ local function label_for(name)
   return name .. "#" .. n
 end
 
-local function on_exit(agent, code)
-  -- Before the buffer goes: wiping it marks the agent as stopped.
-  local stopping = agent.stopping
+-- Agent `agent` ended: the host stops following its server too.
+local function gone(agent)
   forget(agent)
   if agent.server then
     require("pi-ide.seam").notify("opencode_forget", agent.id)
+    agent.server = nil
   end
+end
+
+local function on_exit(agent, code)
+  -- Before the buffer goes: wiping it marks the agent as stopped.
+  local stopping = agent.stopping
+  gone(agent)
   local buf = agent.buf
   if buf and vim.api.nvim_buf_is_valid(buf) then
     for _, win in ipairs(vim.fn.win_findbuf(buf)) do
@@ -227,7 +233,41 @@ local function name_buffer(agent)
   })
 end
 
-local function in_terminal(agent, spec, cmd, opts, focus)
+-- How often the processes of agents in tmux panes are looked at: tmux
+-- does not tell Neovim when a pane's program ends.
+M.PANE_CHECK_MS = 1000
+local pane_timer = nil
+
+-- Forgets the agents in tmux panes whose process is gone; stops looking
+-- when none is left.
+local function check_panes()
+  local left = 0
+  for _, agent in ipairs(vim.list_slice(running)) do
+    if agent.pane and agent.pid then
+      local _, _, name = vim.uv.kill(agent.pid, 0)
+      if name == "ESRCH" then
+        on_exit(agent, 0)
+      else
+        left = left + 1
+      end
+    end
+  end
+  if left == 0 and pane_timer then
+    pane_timer:stop()
+    pane_timer:close()
+    pane_timer = nil
+  end
+end
+
+local function watch_panes()
+  if pane_timer then
+    return
+  end
+  pane_timer = assert(vim.uv.new_timer())
+  pane_timer:start(M.PANE_CHECK_MS, M.PANE_CHECK_MS, vim.schedule_wrap(check_panes))
+end
+
+local function in_terminal(agent, spec, cmd, opts, focus, on_started)
   local buf = vim.api.nvim_create_buf(false, false)
   local win = window.open(buf, agent.label)
   opts.on_exit = function(_, code)
@@ -252,16 +292,19 @@ local function in_terminal(agent, spec, cmd, opts, focus)
   agent.job, agent.pid, agent.buf = job, vim.fn.jobpid(job), buf
   running[#running + 1], last = agent, agent
   name_buffer(agent)
+  on_started()
   if focus then
     window.enter(win)
   end
   return true
 end
 
-local function in_tmux(agent, spec, cmd, opts, focus)
+local function in_tmux(agent, spec, cmd, opts, focus, on_started)
   running[#running + 1], last = agent, agent
   tmux.open(cmd, opts.cwd, opts.env, config.values.agent.size, function(pane, pid)
     agent.pane, agent.pid = pane, pid
+    on_started()
+    watch_panes()
     if focus then
       tmux.focus(pane)
     end
@@ -302,7 +345,8 @@ local function choose(spec)
   return { port = port, password = password }
 end
 
--- The host follows opencode's server at the port `launch` chose.
+-- The host follows opencode's server at the port `launch` chose, while
+-- its process runs.
 local function follow(agent, launch, cwd)
   if launch.port then
     agent.server = launch.port
@@ -311,6 +355,7 @@ local function follow(agent, launch, cwd)
       port = launch.port,
       password = launch.password,
       cwd = cwd,
+      pid = agent.pid,
     })
   end
 end
@@ -330,17 +375,19 @@ local function launch(spec, args, focus)
   local chosen = choose(spec)
   local cmd = specs.command(spec, args, status, chosen)
   local opts = { cwd = vim.fn.getcwd(-1, -1), env = specs.environment(spec, status, chosen) }
+  local function on_started()
+    follow(agent, chosen, opts.cwd)
+  end
   local ok
   if config.values.agent.position == "tmux" and tmux.available() then
-    ok = in_tmux(agent, spec, cmd, opts, focus)
+    ok = in_tmux(agent, spec, cmd, opts, focus, on_started)
   else
     if config.values.agent.position == "tmux" then
       util.notify("agent.position = tmux, but Neovim does not run inside tmux: opening a window instead")
     end
-    ok = in_terminal(agent, spec, cmd, opts, focus)
+    ok = in_terminal(agent, spec, cmd, opts, focus, on_started)
   end
   if ok then
-    follow(agent, chosen, opts.cwd)
     tell_how_to_connect(agent)
   end
   return ok
@@ -457,7 +504,7 @@ local function reveal(agent, focus)
   last = agent
   if agent.pane then
     tmux.focus(agent.pane, function()
-      forget(agent)
+      gone(agent)
       util.notify(("%s's tmux pane is gone"):format(agent.label), vim.log.levels.WARN)
     end)
     return true

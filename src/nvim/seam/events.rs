@@ -121,6 +121,9 @@ pub struct OpencodeServer {
     pub password: String,
     /// Its working directory.
     pub cwd: String,
+    /// Its process (the follower stops when it is gone).
+    #[serde(default)]
+    pub pid: Option<u32>,
 }
 
 impl std::fmt::Debug for OpencodeServer {
@@ -129,6 +132,7 @@ impl std::fmt::Debug for OpencodeServer {
             .field("id", &self.id)
             .field("port", &self.port)
             .field("cwd", &self.cwd)
+            .field("pid", &self.pid)
             .finish_non_exhaustive()
     }
 }

@@ -78,7 +78,7 @@
 //! | `propose_edit`        | edit                  | a registered tool proposes `{id, title?, files = [{path, text}]}`; answered by `edit_decided` |
 //! | `changes_start`       | request               | take a baseline of the project `{id, store, root?, keep?}`; answered by `changes_done` |
 //! | `changes_review`      | request               | review what changed since the baseline `{id, store, root?}`; answered by `changes_listed`, then `changes_done` |
-//! | `opencode_follow`     | agent                 | `:PiIde agent opencode` started opencode's server `{id, port, password, cwd}`: follow its events, review its edits |
+//! | `opencode_follow`     | agent                 | `:PiIde agent opencode` started opencode's server `{id, port, password, cwd, pid}`: follow its events (until its process is gone), review its edits |
 //! | `opencode_forget`     | id                    | that opencode exited                     |
 //! | `opencode_prompt`     | prompt                | `:PiIde ask` into opencode: `{id, text, submit}` through its `/tui` API |
 //!
@@ -101,7 +101,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 23;
+pub const SEAM_VERSION: u64 = 24;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]
