@@ -12,6 +12,7 @@ pub use crate::http::server::{
 pub use crate::http::sessions::{
     DEFAULT_IDLE as MCP_SESSION_IDLE, MAX_SESSIONS as MCP_MAX_SESSIONS,
 };
+pub use crate::project::edits::MAX_FILES as REVIEW_MAX_FILES;
 pub use crate::socket::MAX_CONNECTIONS as SOCKET_MAX_CONNECTIONS;
 pub use crate::socket::MAX_LINE_BYTES as SOCKET_MAX_LINE_BYTES;
 pub use crate::socket::connection::LINE_TIMEOUT as SOCKET_LINE_TIMEOUT;

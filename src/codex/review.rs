@@ -22,14 +22,11 @@ use super::patch::{self, FileOp};
 use crate::diff::pending::DiffOutcome;
 use crate::project::Project;
 use crate::project::edits::current::Current;
-use crate::project::edits::{Proposed, review};
+use crate::project::edits::{MAX_FILES, Proposed, review};
 use crate::state::State;
 
 /// The method `pi-ide codex-hook` asks.
 pub const METHOD: &str = "pi-ide/review-patch";
-
-/// At most this many files per patch.
-const MAX_FILES: usize = 100;
 
 /// The decision on the patch `params` carries, asked by process `pid`.
 pub async fn answer(state: &State, params: &Value, pid: Option<u32>) -> Value {

@@ -40,6 +40,9 @@ const GIVE_UP: Duration = Duration::from_secs(120);
 /// twice as long, up to [`LONGEST_RETRY`].
 const FIRST_RETRY: Duration = Duration::from_millis(250);
 const LONGEST_RETRY: Duration = Duration::from_secs(4);
+/// Reviews of one opencode's edits open at once; an edit asked past them
+/// is left to opencode's own prompt.
+pub const MAX_OPEN_REVIEWS: usize = 8;
 /// opencode sends a heartbeat every 10 s: a stream silent this long is
 /// stale (an instance gone), and is opened again.
 const SILENCE: Duration = Duration::from_secs(30);
@@ -214,6 +217,16 @@ fn handle(
                 return;
             };
             if open.contains_key(id) {
+                return;
+            }
+            if open.len() >= MAX_OPEN_REVIEWS {
+                tracing::info!(
+                    "opencode's edit left to its own prompt: {MAX_OPEN_REVIEWS} are in review"
+                );
+                let message = format!(
+                    "opencode asks for another edit while {MAX_OPEN_REVIEWS} of its edits wait in Neovim's review: decide it in opencode's own prompt"
+                );
+                state.editor().push(LuaCall::Refused { message });
                 return;
             }
             tracing::info!(

@@ -5,23 +5,28 @@
 //! files are decided together and answered at `/permission/:id/reply`:
 //!
 //! * every file accepted as proposed: `once` (opencode writes them);
-//! * one rejected: `reject`, with the person's reason as its message (the
-//!   model reads it); opencode's permission is all or nothing;
-//! * accepted with the person's own changes: opencode can only write its
-//!   own text, so Neovim applies the accepted texts (as for an MCP edit)
-//!   and answers `reject` with a message saying so.
+//! * every file rejected: `reject`, with the person's reasons as its
+//!   message (the model reads them);
+//! * accepted with the person's own changes, or some files accepted and
+//!   others rejected: opencode's permission is all or nothing and it can
+//!   only write its own text, so Neovim writes what the person accepted
+//!   (as for an MCP edit) and answers `reject` with a message naming what
+//!   was written and what was rejected. What the person accepted is never
+//!   dropped.
 //!
 //! An edit this review cannot show (outside the project, a rename, a diff
-//! that does not apply) is left to opencode's own prompt.
+//! that does not apply, more than [`MAX_FILES`] files) is left to
+//! opencode's own prompt.
 
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value, json};
 
 use super::client::Server;
 use crate::diff::pending::DiffOutcome;
+use crate::nvim::seam::LuaCall;
 use crate::project::Project;
 use crate::project::edits::current::Current;
-use crate::project::edits::{Proposed, patch, review as show, take_accepted};
+use crate::project::edits::{MAX_FILES, Proposed, patch, review as show, take_accepted};
 use crate::state::State;
 
 /// How the person's decision reaches opencode.
@@ -47,16 +52,21 @@ pub async fn review(state: &State, server: &Server, directory: &str, asked: &Val
     };
     let files = match proposals(&project, asked).await {
         Ok(files) => files,
-        Err(why) => {
+        Err(Unshown::Told(why)) => {
+            tracing::info!("opencode's edit left to its own prompt: {why}");
+            let message = format!("opencode's edit is left to its own prompt: {why}");
+            state.editor().push(LuaCall::Refused { message });
+            return;
+        }
+        Err(Unshown::Logged(why)) => {
             tracing::info!("opencode's edit left to its own prompt: {why}");
             return;
         }
     };
     let outcomes = show(state, &project, "opencode", "edit", None, &files).await;
-    let reply = decide(&project, &files, &outcomes);
-    let reply = match reply {
+    let reply = match decide(&project, &files, &outcomes) {
         Decided::Reply(reply) => reply,
-        Decided::TakeAccepted => take(state, &project, &files, &outcomes).await,
+        Decided::Write { rejected } => write(state, &project, &files, &outcomes, &rejected).await,
     };
     let mut body = json!({"reply": reply.reply});
     if let Some(message) = &reply.message {
@@ -69,9 +79,36 @@ pub async fn review(state: &State, server: &Server, directory: &str, asked: &Val
     }
 }
 
+/// Why an edit is not shown: said to the person, or only logged (opencode
+/// asks in its own prompt either way).
+enum Unshown {
+    Told(String),
+    Logged(String),
+}
+
+impl From<String> for Unshown {
+    fn from(why: String) -> Unshown {
+        Unshown::Logged(why)
+    }
+}
+
+impl From<&str> for Unshown {
+    fn from(why: &str) -> Unshown {
+        Unshown::Logged(why.to_owned())
+    }
+}
+
 /// Each file the request names, with its proposal.
-async fn proposals(project: &Project, asked: &Value) -> Result<Vec<Proposed>, String> {
+async fn proposals(project: &Project, asked: &Value) -> Result<Vec<Proposed>, Unshown> {
     let metadata = &asked["metadata"];
+    if let Some(files) = metadata["files"].as_array()
+        && files.len() > MAX_FILES
+    {
+        return Err(Unshown::Told(format!(
+            "it changes {} files, and Neovim reviews at most {MAX_FILES} at once",
+            files.len()
+        )));
+    }
     let entries: Vec<(&str, &str, &str)> = match metadata["files"].as_array() {
         Some(files) => files
             .iter()
@@ -97,7 +134,7 @@ async fn proposals(project: &Project, asked: &Value) -> Result<Vec<Proposed>, St
         let after = match kind {
             "delete" => String::new(),
             "add" | "update" => applied(&before, diff)?,
-            other => return Err(format!("a change of kind {other}")),
+            other => return Err(format!("a change of kind {other}").into()),
         };
         let proposal = before.proposal(&after);
         files.push(Proposed {
@@ -120,8 +157,11 @@ fn applied(before: &Current, diff: &str) -> Result<String, String> {
 
 enum Decided {
     Reply(Reply),
-    /// Accepted, some with the person's changes: Neovim applies them.
-    TakeAccepted,
+    /// Neovim writes what the person accepted (their changes, or some
+    /// files of several); `rejected` are the others, with the reasons given.
+    Write {
+        rejected: Vec<(String, Option<String>)>,
+    },
 }
 
 fn decide(project: &Project, files: &[Proposed], outcomes: &[DiffOutcome]) -> Decided {
@@ -140,19 +180,16 @@ fn decide(project: &Project, files: &[Proposed], outcomes: &[DiffOutcome]) -> De
             }
         }
     }
-    if rejected.is_empty() {
-        return match changed {
-            true => Decided::TakeAccepted,
-            false => Decided::Reply(Reply {
-                reply: "once",
-                message: None,
-            }),
-        };
+    if rejected.is_empty() && !changed {
+        return Decided::Reply(Reply {
+            reply: "once",
+            message: None,
+        });
     }
-    let reasons: Vec<String> = rejected
-        .iter()
-        .filter_map(|(name, why)| Some(format!("{name}: {}", why.as_ref()?)))
-        .collect();
+    if rejected.len() < files.len() {
+        return Decided::Write { rejected };
+    }
+    let reasons = reasons(&rejected);
     let message = match (files.len(), reasons.as_slice()) {
         (_, []) => None,
         (1, _) => rejected[0].1.clone(),
@@ -167,13 +204,22 @@ fn decide(project: &Project, files: &[Proposed], outcomes: &[DiffOutcome]) -> De
     })
 }
 
-/// Applies what the person accepted, their changes included, and tells
-/// opencode that the files hold their version.
-async fn take(
+/// `name: reason` of each file rejected with a reason.
+fn reasons(rejected: &[(String, Option<String>)]) -> Vec<String> {
+    rejected
+        .iter()
+        .filter_map(|(name, why)| Some(format!("{name}: {}", why.as_ref()?)))
+        .collect()
+}
+
+/// Writes what the person accepted, their changes included, and tells
+/// opencode which files hold their version and which were rejected.
+async fn write(
     state: &State,
     project: &Project,
     files: &[Proposed],
     outcomes: &[DiffOutcome],
+    rejected: &[(String, Option<String>)],
 ) -> Reply {
     let mut written = vec![];
     let mut failed = vec![];
@@ -187,21 +233,45 @@ async fn take(
             Err(why) => failed.push(format!("{name} ({why})")),
         }
     }
+    Reply {
+        reply: "reject",
+        message: Some(told(&written, &failed, rejected)),
+    }
+}
+
+/// What opencode's model reads when Neovim wrote the files.
+fn told(written: &[String], failed: &[String], rejected: &[(String, Option<String>)]) -> String {
     let holds = match written.len() {
         1 => "holds",
         _ => "hold",
     };
-    let mut message = format!(
-        "The person accepted this edit in Neovim with changes of their own, and Neovim wrote it: {} now {holds} their version (read it before changing it again)",
-        written.join(", ")
-    );
+    let mut message = match rejected {
+        [] => format!(
+            "The person accepted this edit in Neovim with changes of their own, and Neovim wrote it: {} now {holds} their version (read it before changing it again)",
+            written.join(", ")
+        ),
+        _ => format!(
+            "The person accepted part of this edit in Neovim, and Neovim wrote that part: {} now {holds} what they accepted (read it before changing it again)",
+            match written {
+                [] => "no file".to_owned(),
+                _ => written.join(", "),
+            }
+        ),
+    };
     if !failed.is_empty() {
         message.push_str(&format!("; not written: {}", failed.join(", ")));
     }
-    Reply {
-        reply: "reject",
-        message: Some(message),
+    if !rejected.is_empty() {
+        let named: Vec<String> = rejected
+            .iter()
+            .map(|(name, why)| match why {
+                Some(why) => format!("{name} ({why})"),
+                None => name.clone(),
+            })
+            .collect();
+        message.push_str(&format!("; rejected: {}", named.join(", ")));
     }
+    message
 }
 
 #[cfg(test)]
@@ -253,21 +323,18 @@ mod tests {
         );
         assert!(matches!(
             decide(&project, &files, &[DiffOutcome::Accepted("mine\n".into())]),
-            Decided::TakeAccepted
+            Decided::Write { rejected } if rejected.is_empty()
         ));
     }
 
     #[test]
-    fn an_edit_of_several_files_is_rejected_whole_naming_why() {
+    fn an_edit_of_several_files_all_rejected_is_rejected_whole_naming_why() {
         let project = Project::at("/w");
         let files = [file("/w/a", "x\n", "y\n"), file("/w/b", "x\n", "z\n")];
         let Decided::Reply(reply) = decide(
             &project,
             &files,
-            &[
-                DiffOutcome::Accepted("y\n".into()),
-                DiffOutcome::Declined("no".into()),
-            ],
+            &[DiffOutcome::Closed, DiffOutcome::Declined("no".into())],
         ) else {
             panic!("not a reply");
         };
@@ -276,6 +343,38 @@ mod tests {
             reply.message.as_deref(),
             Some("The person rejected this edit in Neovim (b: no); nothing was written")
         );
+    }
+
+    #[test]
+    fn what_the_person_accepted_of_several_files_is_written_and_said() {
+        let project = Project::at("/w");
+        let files = [
+            file("/w/a", "x\n", "y\n"),
+            file("/w/b", "x\n", "z\n"),
+            file("/w/c", "x\n", "w\n"),
+        ];
+        let outcomes = [
+            DiffOutcome::Accepted("mine\n".into()),
+            DiffOutcome::Declined("no".into()),
+            DiffOutcome::Accepted("w\n".into()),
+        ];
+        let Decided::Write { rejected } = decide(&project, &files, &outcomes) else {
+            panic!("the accepted files are not written");
+        };
+        assert_eq!(rejected, vec![("b".to_owned(), Some("no".to_owned()))]);
+        assert_eq!(
+            told(&["a".into(), "c".into()], &[], &rejected),
+            "The person accepted part of this edit in Neovim, and Neovim wrote that part: a, c now hold what they accepted (read it before changing it again); rejected: b (no)"
+        );
+        let as_proposed = [
+            DiffOutcome::Accepted("y\n".into()),
+            DiffOutcome::Closed,
+            DiffOutcome::Closed,
+        ];
+        assert!(matches!(
+            decide(&project, &files, &as_proposed),
+            Decided::Write { rejected } if rejected.len() == 2
+        ));
     }
 
     #[test]

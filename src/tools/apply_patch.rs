@@ -13,12 +13,9 @@ use async_trait::async_trait;
 use super::{ProjectTool, Spec, object};
 use crate::project::edits::current::Current;
 use crate::project::edits::patch;
-use crate::project::edits::{Change, propose};
+use crate::project::edits::{Change, MAX_FILES, propose};
 use crate::project::{Answer, Failure, Project};
 use crate::state::State;
-
-/// At most this many files per patch.
-const MAX_FILES: usize = 100;
 
 pub struct ApplyPatch;
 

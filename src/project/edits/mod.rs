@@ -38,6 +38,10 @@ use accept::Applied;
 use current::Current;
 use report::{Fate, Report};
 
+/// At most this many files are shown in one review (an agent's patch or
+/// edit of more is refused, or left to its own prompt).
+pub const MAX_FILES: usize = 100;
+
 /// One file an edit changes: what it holds now and its proposed text.
 pub struct Change {
     /// Absolute, inside the project root.
