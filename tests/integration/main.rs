@@ -53,6 +53,7 @@ mod mcp_sessions;
 mod mcp_vcs_and_own_tools;
 mod mentions;
 mod neovim_version;
+mod opencode_stub;
 mod outbox_bounds;
 mod pi_bridge;
 mod pi_extension;

@@ -25,14 +25,14 @@ use crate::real_codex::{
 };
 
 /// A tmux server of the test's own, a pane of which Neovim "runs in".
-struct Tmux {
+pub struct Tmux {
     socket: std::path::PathBuf,
     session: &'static str,
 }
 
 impl Tmux {
     /// The server, with the environment of the shell Neovim runs in.
-    fn start(dir: &Path, env: &[(&str, &Path)]) -> Tmux {
+    pub fn start(dir: &Path, env: &[(&str, &Path)]) -> Tmux {
         let tmux = Tmux {
             socket: dir.join("tmux.sock"),
             session: "pi-ide-test",
@@ -75,7 +75,7 @@ impl Tmux {
     }
 
     /// `$TMUX` and `$TMUX_PANE` of a program in its first pane.
-    fn env(&self) -> (String, String) {
+    pub fn env(&self) -> (String, String) {
         let pid = self.output(&["display-message", "-p", "-t", self.session, "#{pid}"]);
         let pane = self.output(&["display-message", "-p", "-t", self.session, "#{pane_id}"]);
         (
