@@ -34,6 +34,22 @@ impl Positions {
         (self.start[0], self.end[0].max(self.start[0]))
     }
 
+    /// How many bytes of `rows()` to read for the first `text_bytes` of
+    /// the selection: what precedes it on its first row, and a character
+    /// more (where the last selected one ends).
+    pub fn bytes_to_read(&self, text_bytes: usize) -> u32 {
+        let before = match self.mode {
+            // A block's columns may start anywhere on each row.
+            Mode::Block => self.start[1].max(self.end[1]) as usize,
+            _ => self.start[1] as usize,
+        };
+        let wanted = match self.mode {
+            Mode::Cursor => 0,
+            _ => text_bytes,
+        };
+        u32::try_from(before + wanted + 4).unwrap_or(u32::MAX)
+    }
+
     /// Builds the params from the lines `rows()` covers.
     pub fn to_params(&self, lines: &[String]) -> Value {
         let (first, last) = self.rows();

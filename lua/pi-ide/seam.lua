@@ -7,7 +7,7 @@ local host = require("pi-ide.host")
 local M = {}
 
 -- The host reports its own in `started`; a mismatch means a stale binary.
-M.VERSION = 24
+M.VERSION = 25
 
 -- Host → Lua: each forwards to the feature that handles it, loading it on
 -- first use.
@@ -75,6 +75,10 @@ M.calls = {
   -- getCurrentSelection: the current window's position, nil if not a file.
   current_positions = function()
     return require("pi-ide.selection").current()
+  end,
+  -- Selection context: a selection's rows, at most max_bytes of text.
+  selected_rows = function(buf, first, last, max_bytes)
+    return require("pi-ide.selection").rows(buf, first, last, max_bytes)
   end,
   -- openFile: show (or only load) a file and select text; an error fails it.
   open_file = function(request)

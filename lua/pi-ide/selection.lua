@@ -80,6 +80,43 @@ end
 --- Seam `current_positions`, for getCurrentSelection.
 M.current = current
 
+--- Seam `selected_rows`: rows `first..upto` (0-based) of `buf` with at most
+--- `max_bytes` of text in all: rows past that are left out and the last one
+--- read is cut. The cost is bounded whatever the lines' lengths: no row is
+--- copied whole, rows are counted by their byte offsets.
+---@param buf integer
+---@param first integer
+---@param upto integer
+---@param max_bytes integer
+---@return string[]
+function M.rows(buf, first, upto, max_bytes)
+  if not vim.api.nvim_buf_is_loaded(buf) then
+    return {}
+  end
+  local stop = math.min(upto, vim.api.nvim_buf_line_count(buf) - 1)
+  if stop < first then
+    return {}
+  end
+  local base = vim.api.nvim_buf_get_offset(buf, first)
+  local function before(row)
+    return vim.api.nvim_buf_get_offset(buf, row) - base
+  end
+  -- The last row that starts within max_bytes.
+  local lo, hi = first, stop
+  while lo < hi do
+    local mid = math.floor((lo + hi + 1) / 2)
+    if before(mid) <= max_bytes then
+      lo = mid
+    else
+      hi = mid - 1
+    end
+  end
+  local rows = vim.api.nvim_buf_get_lines(buf, first, lo, false)
+  local left = math.max(max_bytes - before(lo), 0)
+  rows[#rows + 1] = vim.api.nvim_buf_get_text(buf, lo, 0, lo, left, {})[1] or ""
+  return rows
+end
+
 --- Current position, or the last real file position (e.g. while the person
 --- is in a terminal running the agent). Seam `positions`, on `initialize`.
 function M.positions()

@@ -11,12 +11,14 @@
 //! named, paths relative to the workspace as Codex's model sees them.
 
 use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::messages::NO_CLIENT;
 use crate::confine::ProjectRoot;
-use crate::ide_companion::context::cut;
+use crate::ide_companion::context::{cut, selected_rows};
+use crate::nvim::seam::LuaCall;
 use crate::selection::{Mode, Positions};
 use crate::state::State;
 use crate::state::place::{At, Place};
@@ -24,16 +26,50 @@ use crate::state::place::{At, Place};
 /// Most bytes of selected text kept (Codex cuts its prompt at 200,000
 /// characters).
 pub const MAX_SELECTED_BYTES: usize = 64 * 1024;
-/// Most rows read for a selection: each is at least one byte with its
-/// newline, so these always hold the first [`MAX_SELECTED_BYTES`].
-const MAX_SELECTED_ROWS: u32 = MAX_SELECTED_BYTES as u32;
 /// Most files in `openTabs`.
 const MAX_TABS: usize = 10;
+/// How long the first client waits for the place to be read.
+const FIRST_READ: Duration = Duration::from_secs(2);
+
+/// Whether the place is kept: the socket is served and a client came.
+fn keeps(state: &State) -> bool {
+    state.keeps_place() && state.place().wanted()
+}
+
+/// Whether a selection's rows are wanted here, and how many bytes of its
+/// text: not before a client came, nor for a bare cursor.
+pub fn wants_rows(state: &State, positions: &Positions) -> Option<usize> {
+    (keeps(state) && positions.mode != Mode::Cursor).then_some(MAX_SELECTED_BYTES)
+}
+
+/// A client connected: the first one starts the keeping, with the place
+/// as it is now (read once, waited for a little so its first question
+/// has an answer).
+pub async fn client_came(state: &State) {
+    if !state.keeps_place() || !state.place().want() {
+        return;
+    }
+    let read = async {
+        let positions = state.editor().query::<Positions>(LuaCall::Positions).await;
+        let Ok(Some(positions)) = positions else {
+            return;
+        };
+        state.recent().touch(&positions.path);
+        let rows = match wants_rows(state, &positions) {
+            Some(bytes) => selected_rows(state, &positions, bytes).await,
+            None => None,
+        };
+        on_selection(state, &positions, rows.as_deref());
+    };
+    if tokio::time::timeout(FIRST_READ, read).await.is_err() {
+        tracing::debug!("Codex socket: Neovim busy; the place is kept from its next move");
+    }
+}
 
 /// The person moved (a debounced selection event): keep where, with the
-/// selected rows read once (bounded), while the place is kept.
-pub async fn on_selection(state: &State, positions: &Positions) {
-    if !state.keeps_place() {
+/// selected `rows` read when [`wants_rows`] asked for them.
+pub fn on_selection(state: &State, positions: &Positions, rows: Option<&[String]>) {
+    if !keeps(state) {
         return;
     }
     let [row, col] = positions.start;
@@ -50,16 +86,10 @@ pub async fn on_selection(state: &State, positions: &Positions) {
         });
         return;
     }
-    let (first, last) = positions.rows();
-    let last = last.min(first + MAX_SELECTED_ROWS);
-    let lines = match state.editor().lines(positions.buf, first, last).await {
-        Ok(lines) => lines,
-        Err(error) => {
-            tracing::warn!("cannot read the selected lines: {error}");
-            return;
-        }
+    let Some(rows) = rows else {
+        return;
     };
-    let params = positions.to_params(&lines);
+    let params = positions.to_params(rows);
     let at = |end: &str| At {
         line: params["selection"][end]["line"].as_u64().unwrap_or(0) as u32,
         character: params["selection"][end]["character"].as_u64().unwrap_or(0) as u32,

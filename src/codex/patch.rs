@@ -105,15 +105,19 @@ pub fn parse(text: &str) -> Result<Vec<FileOp>, String> {
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
         .collect();
     let lines = unwrap_heredoc(&lines);
-    let (Some(first), Some(last)) = (lines.first(), lines.last()) else {
+    if lines.is_empty() {
         return Err("the patch is empty".into());
+    }
+    let [first, body @ .., last] = lines else {
+        return Err(format!(
+            "the patch must start with `{BEGIN}` and end with `{END}`"
+        ));
     };
     if first.trim() != BEGIN || last.trim() != END {
         return Err(format!(
             "the patch must start with `{BEGIN}` and end with `{END}`"
         ));
     }
-    let body = &lines[1..lines.len() - 1];
     let mut files = vec![];
     let mut at = 0;
     while at < body.len() {
@@ -164,11 +168,11 @@ pub fn parse(text: &str) -> Result<Vec<FileOp>, String> {
 
 /// A patch sent as a shell heredoc (`<<'EOF'` … `EOF`) without the shell.
 fn unwrap_heredoc<'a>(lines: &'a [&'a str]) -> &'a [&'a str] {
-    match (lines.first(), lines.last()) {
-        (Some(first), Some(last))
+    match lines {
+        [first, inside @ .., last]
             if first.trim_start().starts_with("<<") && last.trim().ends_with("EOF") =>
         {
-            &lines[1..lines.len() - 1]
+            inside
         }
         _ => lines,
     }
@@ -199,17 +203,19 @@ fn update_chunks(body: &[&str], mut at: usize, path: &str) -> Result<(Vec<Chunk>
             });
             continue;
         }
-        let parsed = match line.chars().next() {
-            Some(' ') => PatchLine::Context(line[1..].to_owned()),
+        let parsed = if line.is_empty() {
             // An empty context line whose space was stripped.
-            None => PatchLine::Context(String::new()),
-            Some('-') => PatchLine::Removed(line[1..].to_owned()),
-            Some('+') => PatchLine::Added(line[1..].to_owned()),
-            Some(_) => {
-                return Err(format!(
-                    "the change to {path} has a line that is neither context, `-` nor `+`: `{line}`"
-                ));
-            }
+            PatchLine::Context(String::new())
+        } else if let Some(text) = line.strip_prefix(' ') {
+            PatchLine::Context(text.to_owned())
+        } else if let Some(text) = line.strip_prefix('-') {
+            PatchLine::Removed(text.to_owned())
+        } else if let Some(text) = line.strip_prefix('+') {
+            PatchLine::Added(text.to_owned())
+        } else {
+            return Err(format!(
+                "the change to {path} has a line that is neither context, `-` nor `+`: `{line}`"
+            ));
         };
         if chunks.is_empty() {
             // The first chunk may come without its `@@`.
@@ -229,12 +235,19 @@ fn update_chunks(body: &[&str], mut at: usize, path: &str) -> Result<(Vec<Chunk>
     Ok((chunks, at))
 }
 
-/// `text` with `chunks` applied, as Codex writes it (every line followed by
-/// a newline), or which chunk does not apply.
+/// `text` with `chunks` applied, as Codex writes it, or which chunk does
+/// not apply. Codex's rules: each chunk
+/// is looked for below the previous one (and below its `@@` line); one
+/// with no old lines goes at the end of the file, before a last blank
+/// line; old lines ending in an empty one are looked for without it too;
+/// the changes are then made in the file's order, whatever the chunks'.
 pub fn apply(text: &str, chunks: &[Chunk]) -> Result<String, String> {
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    if lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
     let mut from = 0;
-    // (where, how many old lines, the new lines), in order.
+    // (where, how many old lines, the new lines).
     let mut replacements: Vec<(usize, usize, Vec<String>)> = vec![];
     for (number, chunk) in chunks.iter().enumerate() {
         if let Some(context) = &chunk.context {
@@ -246,67 +259,84 @@ pub fn apply(text: &str, chunks: &[Chunk]) -> Result<String, String> {
             })?;
             from = found + 1;
         }
-        let old = chunk.old();
+        let mut old = chunk.old();
+        let mut new = chunk.new_lines();
         if old.is_empty() {
-            replacements.push((lines.len(), 0, chunk.new_lines()));
+            let end = lines.len() - usize::from(lines.last().is_some_and(String::is_empty));
+            replacements.push((end, 0, new));
             continue;
         }
-        let found = seek(&lines, &old, from, chunk.at_eof).ok_or_else(|| {
+        let mut found = seek(&lines, &old, from, chunk.at_eof);
+        if found.is_none() && old.last().is_some_and(|line| line.is_empty()) {
+            old.pop();
+            if new.last().is_some_and(String::is_empty) {
+                new.pop();
+            }
+            found = seek(&lines, &old, from, chunk.at_eof);
+        }
+        let found = found.ok_or_else(|| {
             format!(
                 "change {} does not apply: its lines starting with `{}` are not in the file",
                 number + 1,
-                old[0]
+                old.first().copied().unwrap_or_default()
             )
         })?;
-        replacements.push((found, old.len(), chunk.new_lines()));
+        replacements.push((found, old.len(), new));
         from = found + old.len();
     }
+    replacements.sort_by_key(|(at, _, _)| *at);
     for (at, count, new) in replacements.into_iter().rev() {
-        lines.splice(at..at + count, new);
+        // Chunks may overlap (one at the end of the file is found there
+        // whatever came before): never past what is left.
+        let at = at.min(lines.len());
+        let end = (at + count).min(lines.len());
+        lines.splice(at..end, new);
     }
-    let mut out = lines.join("\n");
-    out.push('\n');
-    Ok(out)
+    // Codex ends the file with a newline unless its last line is empty
+    // (that one is the newline): a last blank line goes, as it does.
+    if lines.last().is_none_or(|line| !line.is_empty()) {
+        lines.push(String::new());
+    }
+    Ok(lines.join("\n"))
 }
 
-/// Where `wanted` starts in `lines` at or after `from`: exactly, then
-/// ignoring trailing whitespace, then surrounding whitespace, then
-/// typographic punctuation; at the end of the file first when `at_eof`.
+/// Where `wanted` starts in `lines` at or after `from` (at the end of the
+/// file, and only there, when `at_eof`): exactly, then ignoring trailing
+/// whitespace, then surrounding whitespace, then typographic punctuation.
+/// Nothing is allocated per comparison: a patch may be long.
 fn seek(lines: &[String], wanted: &[&str], from: usize, at_eof: bool) -> Option<usize> {
+    if wanted.is_empty() {
+        return Some(from);
+    }
     if wanted.len() > lines.len() {
         return None;
     }
     let last_start = lines.len() - wanted.len();
-    let compare: [fn(&str) -> String; 4] = [
-        |s| s.to_owned(),
-        |s| s.trim_end().to_owned(),
-        |s| s.trim().to_owned(),
-        |s| plain_punctuation(s.trim()),
+    let first_start = if at_eof { last_start } else { from };
+    let same: [fn(&str, &str) -> bool; 4] = [
+        |a, b| a == b,
+        |a, b| a.trim_end() == b.trim_end(),
+        |a, b| a.trim() == b.trim(),
+        |a, b| {
+            let (a, b) = (a.trim().chars(), b.trim().chars());
+            a.map(plain_punctuation).eq(b.map(plain_punctuation))
+        },
     ];
-    for norm in compare {
-        let matches =
-            |start: usize| (0..wanted.len()).all(|i| norm(&lines[start + i]) == norm(wanted[i]));
-        if at_eof && last_start >= from && matches(last_start) {
-            return Some(last_start);
-        }
-        if let Some(found) = (from..=last_start).find(|&start| matches(start)) {
-            return Some(found);
-        }
-    }
-    None
+    same.into_iter().find_map(|same| {
+        (first_start..=last_start)
+            .find(|&start| (0..wanted.len()).all(|i| same(&lines[start + i], wanted[i])))
+    })
 }
 
-/// Typographic dashes, quotes and spaces as their ASCII counterparts.
-fn plain_punctuation(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
-            '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
-            other => other,
-        })
-        .collect()
+/// A typographic dash, quote or space as its ASCII counterpart.
+fn plain_punctuation(c: char) -> char {
+    match c {
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
+        '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+        other => other,
+    }
 }
 
 /// `ops` as a patch Codex applies.
@@ -357,6 +387,11 @@ pub fn replace_whole(path: &str, move_to: Option<String>, old: &str, new: &str) 
         .map(|line| PatchLine::Removed(line.to_owned()))
         .collect();
     lines.extend(new.lines().map(|line| PatchLine::Added(line.to_owned())));
+    if new.ends_with("\n\n") {
+        // Codex takes a last empty line for the file's last newline: one
+        // more keeps the blank line the person left.
+        lines.push(PatchLine::Added(String::new()));
+    }
     FileOp::Update {
         path: path.to_owned(),
         move_to,
@@ -485,6 +520,13 @@ mod tests {
             panic!()
         };
         assert_eq!(apply("a\nb\n", chunks).unwrap(), "c\n");
+        for (old, new) in [("a\n\n", "b\n\n"), ("", "x\n"), ("a\n", "")] {
+            let whole = replace_whole("f", None, old, new);
+            let FileOp::Update { chunks, .. } = &whole else {
+                panic!()
+            };
+            assert_eq!(apply(old, chunks).as_deref(), Ok(new), "{old:?} to {new:?}");
+        }
         let text = render(&[op]);
         assert_eq!(
             text,
@@ -516,5 +558,94 @@ mod tests {
             parse(heredoc).unwrap(),
             [FileOp::Delete { path: "f".into() }]
         );
+    }
+    fn chunks_of(patch: &str) -> Vec<Chunk> {
+        let body = format!("*** Begin Patch\n*** Update File: f\n{patch}\n*** End Patch");
+        match parse(&body).unwrap().remove(0) {
+            FileOp::Update { chunks, .. } => chunks,
+            other => panic!("an update: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn applies_as_codex_does_whatever_order_the_chunks_come_in() {
+        for (text, patch, wanted) in [
+            // An addition (at the end) before a change higher up, which
+            // shortens the file: Codex sorts the changes by place.
+            ("a\nb\nc\n", "@@\n+x\n@@\n-a\n-b", Ok("c\nx\n")),
+            // An addition goes before the blank line that ends a file
+            // (which Codex then takes for the file's last newline).
+            ("a\n\n", "@@\n+x", Ok("a\nx\n")),
+            // An addition ignores its `@@` line and goes at the end.
+            ("a\nb\n", "@@ a\n+x", Ok("a\nb\nx\n")),
+            // Old lines ending in an empty one: found without it too.
+            ("a\nb\n", "@@\n-b\n+c\n ", Ok("a\nc\n")),
+            // At the end of the file means there and nowhere else.
+            ("x\ny\n", "@@\n-x\n+z\n*** End of File", Err("`x`")),
+            ("x\ny\n", "@@\n-y\n+z\n*** End of File", Ok("x\nz\n")),
+            // A last line left empty is the file's last newline; no line
+            // left is an empty file.
+            ("a\n", "@@\n-a\n+b\n+", Ok("b\n")),
+            ("a\n", "@@\n-a", Ok("")),
+        ] {
+            let got = apply(text, &chunks_of(patch));
+            match wanted {
+                Ok(wanted) => assert_eq!(got.as_deref(), Ok(wanted), "{patch:?} on {text:?}"),
+                Err(says) => {
+                    let why = got.unwrap_err();
+                    assert!(why.contains(says), "{patch:?} on {text:?}: {why}");
+                }
+            }
+        }
+    }
+
+    /// Lines a patch is made of, any of which may come anywhere.
+    const PIECES: [&str; 16] = [
+        "*** Begin Patch",
+        "*** End Patch",
+        "*** Update File: f",
+        "*** Add File: g",
+        "*** Delete File: h",
+        "*** Move to: i",
+        "*** End of File",
+        "@@",
+        "@@ a",
+        "+x",
+        "-a",
+        "-b",
+        " c",
+        "",
+        "<<EOF",
+        "EOF",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn no_patch_text_makes_reading_or_applying_panic(
+            picks in proptest::collection::vec(0..PIECES.len(), 0..24),
+            file in proptest::collection::vec(0..4usize, 0..8),
+            framed in proptest::bool::ANY,
+        ) {
+            let mut lines: Vec<&str> = picks.iter().map(|&i| PIECES[i]).collect();
+            if framed {
+                lines.insert(0, "*** Begin Patch");
+                lines.push("*** End Patch");
+            }
+            let text: String = file.iter().map(|&i| ["a\n", "b\n", "c\n", "\n"][i]).collect();
+            if let Ok(ops) = parse(&lines.join("\n")) {
+                for op in ops {
+                    if let FileOp::Update { chunks, .. } = op {
+                        let _ = apply(&text, &chunks);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn odd_patch_text_is_an_error_not_a_panic() {
+        for patch in ["<<EOF", "<<'EOF'\nEOF", "*** Begin Patch", "\u{e9}", "-"] {
+            assert!(parse(patch).is_err(), "{patch:?}");
+        }
     }
 }

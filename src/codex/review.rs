@@ -11,8 +11,9 @@
 //!   files as the person left them), and `context` tells its model what
 //!   was rejected or changed;
 //! * `{decision: "deny", reason}`: nothing accepted (or nothing can be
-//!   shown: a patch that does not apply, a path outside the project); the
-//!   reason, the person's own words when they gave them, goes to the model;
+//!   shown: a patch that does not apply, a path outside the project, a
+//!   move onto a file that exists, Neovim's roots unreadable); the reason,
+//!   the person's own words when they gave them, goes to the model;
 //! * `{decision: "none", reason}`: Codex's cwd is not in this Neovim's
 //!   project: not ours to review.
 
@@ -20,9 +21,9 @@ use serde_json::{Value, json};
 
 use super::patch::{self, FileOp};
 use crate::diff::pending::DiffOutcome;
-use crate::project::Project;
 use crate::project::edits::current::Current;
 use crate::project::edits::{MAX_FILES, Proposed, review};
+use crate::project::{NoProject, Project};
 use crate::state::State;
 
 /// The method `pi-ide codex-hook` asks.
@@ -36,11 +37,18 @@ pub async fn answer(state: &State, params: &Value, pid: Option<u32>) -> Value {
     ) else {
         return json!({"decision": "none", "reason": "the request names no cwd or patch"});
     };
-    let project = match Project::open(state, &json!({"projectPath": cwd})).await {
+    let project = match Project::open_telling(state, &json!({"projectPath": cwd})).await {
         Ok(project) => project,
-        Err(why) => return json!({"decision": "none", "reason": why.0}),
+        Err(NoProject::Elsewhere(why)) => return json!({"decision": "none", "reason": why.0}),
+        // It may be this project's patch: unreviewed, it is not applied.
+        Err(NoProject::Failed(why)) => {
+            return deny(format!(
+                "Neovim cannot review this patch now ({}); nothing was changed",
+                why.0
+            ));
+        }
     };
-    let shown = match proposals(&project, text).await {
+    let shown = match proposals(&project, text.to_owned()).await {
         Ok(shown) => shown,
         Err(why) => return deny(format!("{why}; nothing was changed")),
     };
@@ -54,22 +62,37 @@ fn deny(reason: String) -> Value {
 }
 
 /// Each file of `text` and what it would hold, or why it cannot be shown.
-async fn proposals(project: &Project, text: &str) -> Result<Vec<(FileOp, Proposed)>, String> {
-    let ops = patch::parse(text).map_err(|why| format!("Neovim cannot read the patch: {why}"))?;
+/// Reading the patch and placing its chunks take time that grows with
+/// it: they run off the host's runtime thread.
+async fn proposals(project: &Project, text: String) -> Result<Vec<(FileOp, Proposed)>, String> {
+    let ops = crate::task::spawn_blocking(move || patch::parse(&text))
+        .await
+        .map_err(|error| format!("Neovim cannot read the patch: {error}"))?
+        .map_err(|why| format!("Neovim cannot read the patch: {why}"))?;
     if ops.len() > MAX_FILES {
         return Err(format!(
             "the patch changes {} files; at most {MAX_FILES} are reviewed at once",
             ops.len()
         ));
     }
-    let mut shown = Vec::with_capacity(ops.len());
+    let mut read = Vec::with_capacity(ops.len());
     for op in ops {
         let confined = project.confine(op.path()).map_err(|why| why.0)?;
         if let FileOp::Update {
             move_to: Some(to), ..
         } = &op
         {
-            project.confine(to).map_err(|why| why.0)?;
+            let destination = project.confine(to).map_err(|why| why.0)?;
+            // Codex writes the new text over the destination: the diff of
+            // the source would not show what is lost there.
+            if tokio::fs::symlink_metadata(&destination.path).await.is_ok() {
+                return Err(format!(
+                    "the patch moves {} to {to}, which exists and would be replaced unseen; \
+                     move it to a new name, or change {to} and delete {} in steps of their own",
+                    op.path(),
+                    op.path()
+                ));
+            }
         }
         let before = Current::on_disk(&confined).await.map_err(|why| why.0)?;
         if !before.exists && !matches!(op, FileOp::Add { .. }) {
@@ -78,24 +101,31 @@ async fn proposals(project: &Project, text: &str) -> Result<Vec<(FileOp, Propose
                 op.path()
             ));
         }
-        let after = match &op {
-            FileOp::Add { lines, .. } if lines.is_empty() => String::new(),
-            FileOp::Add { lines, .. } => lines.join("\n") + "\n",
-            FileOp::Delete { .. } => String::new(),
-            FileOp::Update { chunks, .. } => patch::apply(&before.lf_text(), chunks)
-                .map_err(|why| format!("the patch does not apply to {}: {why}", op.path()))?,
-        };
-        let proposal = before.proposal(&after);
-        shown.push((
-            op,
-            Proposed {
-                path: confined.path,
-                before,
-                proposal,
-            },
-        ));
+        read.push((op, confined.path, before));
     }
-    Ok(shown)
+    crate::task::spawn_blocking(move || read.into_iter().map(proposed).collect())
+        .await
+        .map_err(|error| format!("Neovim cannot place the patch: {error}"))?
+}
+
+/// What file `path` would hold after `op`, from `before`.
+fn proposed((op, path, before): (FileOp, String, Current)) -> Result<(FileOp, Proposed), String> {
+    let after = match &op {
+        FileOp::Add { lines, .. } if lines.is_empty() => String::new(),
+        FileOp::Add { lines, .. } => lines.join("\n") + "\n",
+        FileOp::Delete { .. } => String::new(),
+        FileOp::Update { chunks, .. } => patch::apply(&before.lf_text(), chunks)
+            .map_err(|why| format!("the patch does not apply to {}: {why}", op.path()))?,
+    };
+    let proposal = before.proposal(&after);
+    Ok((
+        op,
+        Proposed {
+            path,
+            before,
+            proposal,
+        },
+    ))
 }
 
 /// What the person decided about one file.
@@ -207,6 +237,25 @@ mod tests {
         ))
         .unwrap()
         .remove(0)
+    }
+
+    #[tokio::test]
+    async fn a_move_onto_a_file_that_exists_is_refused_one_onto_a_new_name_shown() {
+        let dir = crate::scratch::Scratch::new("codex-move");
+        std::fs::write(dir.join("a.txt"), "one\n").unwrap();
+        std::fs::write(dir.join("b.txt"), "precious\n").unwrap();
+        let project = Project::at(dir.to_str().unwrap());
+        let moving = |to: &str| {
+            format!(
+                "*** Begin Patch\n*** Update File: a.txt\n*** Move to: {to}\n@@\n-one\n+two\n*** End Patch"
+            )
+        };
+        let Err(why) = proposals(&project, moving("b.txt")).await else {
+            panic!("a move onto b.txt shown");
+        };
+        assert!(why.contains("moves a.txt to b.txt, which exists"), "{why}");
+        let shown = proposals(&project, moving("c.txt")).await.unwrap();
+        assert_eq!(shown[0].1.proposal.join(), "two\n");
     }
 
     #[test]

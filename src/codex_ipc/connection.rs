@@ -29,6 +29,7 @@ pub async fn run(
     state: Arc<State>,
     mut shutdown: watch::Receiver<bool>,
 ) {
+    codex::context::client_came(&state).await;
     let (reader, writer) = stream.into_split();
     let mut frames = FramedRead::new(reader, codec());
     let mut out = FramedWrite::new(writer, codec());

@@ -49,6 +49,19 @@ impl Places {
     }
 }
 
+/// Whether `dir` is a Neovim's private `TMPDIR` (`<tmpdir>/pi-ide-<uid>/
+/// codex-<pid>`, see [`Places`]), there or gone: a Codex running with it
+/// was started by `:PiIde agent codex`.
+pub fn is_private_tmpdir(dir: &Path) -> bool {
+    let name = |path: Option<&Path>| {
+        path.and_then(Path::file_name)
+            .and_then(|name| name.to_str())
+            .map(str::to_owned)
+    };
+    let pid = name(Some(dir)).and_then(|name| name.strip_prefix("codex-")?.parse::<u32>().ok());
+    pid.is_some() && name(dir.parent()) == Some(format!("pi-ide-{}", super::uid()))
+}
+
 /// `<tmpdir>/pi-ide-<uid>`: this user's directory for private places.
 fn own_base(tmpdir: &Path) -> PathBuf {
     tmpdir.join(format!("pi-ide-{}", super::uid()))

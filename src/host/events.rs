@@ -91,8 +91,17 @@ pub async fn handle(wiring: &mut Wiring<'_>, event: EditorEvent) -> Next {
                     .broadcast_latest(Latest::Selection, &message);
             }
             context_review::context::broadcast(state, Some(&positions));
-            ide_companion::context::on_selection(state, &positions).await;
-            codex::context::on_selection(state, &positions).await;
+            // The selected rows, read once (bounded) for whoever wants them.
+            let wanted = ide_companion::context::wants_rows(state)
+                .max(codex::context::wants_rows(state, &positions));
+            let rows = match wanted {
+                Some(bytes) => {
+                    ide_companion::context::selected_rows(state, &positions, bytes).await
+                }
+                None => None,
+            };
+            ide_companion::context::on_selection(state, &positions, rows.as_deref());
+            codex::context::on_selection(state, &positions, rows.as_deref());
         }
         EditorEvent::LspAnswer(answer) | EditorEvent::ToolAnswer(answer) => {
             state.lsp().answer(answer)

@@ -18,9 +18,6 @@ use crate::state::recent::Recent;
 
 /// Most bytes of selected text sent (Gemini CLI cuts there too).
 pub const MAX_SELECTED_BYTES: usize = 16 * 1024;
-/// Most rows read for a selection: each is at least one byte of text with
-/// its newline, so these always hold the first [`MAX_SELECTED_BYTES`].
-const MAX_SELECTED_ROWS: u32 = MAX_SELECTED_BYTES as u32;
 
 /// Where the person is in the active file.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,47 +63,70 @@ pub fn cut(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// The active file's position and selection, the selected rows read from
-/// Neovim (bounded).
-async fn active(state: &State, positions: &Positions) -> Option<Active> {
+/// The rows of the selection at `positions` that hold its first
+/// `text_bytes` (what Neovim reads is bounded by bytes, whatever the
+/// lines' lengths); `None` when they cannot be read. The Codex context
+/// reads the same: one read serves both.
+pub async fn selected_rows(
+    state: &State,
+    positions: &Positions,
+    text_bytes: usize,
+) -> Option<Vec<String>> {
     let (first, last) = positions.rows();
-    let last = last.min(first + MAX_SELECTED_ROWS);
-    let lines = match state.editor().lines(positions.buf, first, last).await {
-        Ok(lines) => lines,
-        Err(error) => {
-            tracing::warn!("cannot read selected lines: {error}");
-            return None;
-        }
+    let call = LuaCall::SelectedRows {
+        buf: positions.buf,
+        first,
+        last,
+        max_bytes: positions.bytes_to_read(text_bytes),
     };
-    let selection = positions.to_params(&lines);
+    match state.editor().query::<Vec<String>>(call).await {
+        Ok(rows) => Some(rows.unwrap_or_default()),
+        Err(error) => {
+            tracing::warn!("cannot read the selected lines: {error}");
+            None
+        }
+    }
+}
+
+/// The active file's position and selection from the selected `rows`.
+fn active(positions: &Positions, rows: &[String]) -> Active {
+    let selection = positions.to_params(rows);
     let end = &selection["selection"]["end"];
     let number = |value: &Value| value.as_u64().unwrap_or(0) as u32 + 1;
     let selected = (positions.mode != Mode::Cursor)
         .then(|| selection["text"].as_str().unwrap_or_default().to_owned());
-    Some(Active {
+    Active {
         line: number(&end["line"]),
         character: number(&end["character"]),
         selected,
-    })
+    }
 }
 
-/// The whole notification for the person's place `positions`.
-async fn message(state: &State, positions: Option<&Positions>) -> String {
-    let active = match positions {
-        Some(positions) => active(state, positions).await,
-        None => None,
-    };
+/// The whole notification with the person's place, when known.
+fn message(state: &State, active: Option<&Active>) -> String {
     let files = state.recent().list();
-    jsonrpc::notification("ide/contextUpdate", params(&files, active.as_ref()))
+    jsonrpc::notification("ide/contextUpdate", params(&files, active))
 }
 
-/// The person moved: every companion client gets the new context.
-pub async fn on_selection(state: &State, positions: &Positions) {
+/// Whether a selection's rows are wanted here, and how many bytes of its
+/// text.
+pub fn wants_rows(state: &State) -> Option<usize> {
+    state
+        .clients()
+        .any_companion()
+        .then_some(MAX_SELECTED_BYTES)
+}
+
+/// The person moved to `positions`, whose selected `rows` were read when
+/// [`wants_rows`] asked for them: every companion client gets the new
+/// context.
+pub fn on_selection(state: &State, positions: &Positions, rows: Option<&[String]>) {
     state.recent().touch(&positions.path);
     if !state.clients().any_companion() {
         return;
     }
-    let message = message(state, Some(positions)).await;
+    let active = rows.map(|rows| active(positions, rows));
+    let message = message(state, active.as_ref());
     state
         .clients()
         .broadcast_companion(Latest::Context, &message);
@@ -121,10 +141,14 @@ pub async fn send_current(state: &Arc<State>, client: ClientId) {
             None
         }
     };
+    let mut active_now = None;
     if let Some(positions) = &positions {
         state.recent().touch(&positions.path);
+        if let Some(rows) = selected_rows(state, positions, MAX_SELECTED_BYTES).await {
+            active_now = Some(active(positions, &rows));
+        }
     }
-    let message = message(state, positions.as_ref()).await;
+    let message = message(state, active_now.as_ref());
     state
         .clients()
         .send_latest(client, Latest::Context, message);

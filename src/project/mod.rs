@@ -33,7 +33,7 @@ pub mod symbol_search;
 pub mod workspace;
 mod workspace_problems;
 
-pub use routing::Project;
+pub use routing::{NoProject, Project};
 
 /// Why a project question has no answer, told to the agent.
 #[derive(Debug)]

@@ -111,13 +111,36 @@ async fn read_roots(state: &State) -> Result<ProjectRoots, Failure> {
     }
 }
 
+/// Why a call has no project.
+#[derive(Debug)]
+pub enum NoProject {
+    /// Its `projectPath` lies in none of Neovim's roots: another project.
+    Elsewhere(Failure),
+    /// Anything else: the roots could not be read, the path is no
+    /// directory, Neovim's cwd is no project.
+    Failed(Failure),
+}
+
+impl From<NoProject> for Failure {
+    fn from(no: NoProject) -> Failure {
+        match no {
+            NoProject::Elsewhere(why) | NoProject::Failed(why) => why,
+        }
+    }
+}
+
 impl Project {
     /// The project of a call with `arguments` (its `projectPath`).
     pub async fn open(state: &State, arguments: &Value) -> Result<Project, Failure> {
+        Ok(Project::open_telling(state, arguments).await?)
+    }
+
+    /// As [`Project::open`], telling another project from a failure.
+    pub async fn open_telling(state: &State, arguments: &Value) -> Result<Project, NoProject> {
         let found = match state.project_roots().get() {
             Ok(kept) => kept,
             Err(generation) => {
-                let found = read_roots(state).await?;
+                let found = read_roots(state).await.map_err(NoProject::Failed)?;
                 state.project_roots().store(generation, found.clone());
                 found
             }
@@ -130,21 +153,24 @@ impl Project {
     }
 
     /// The project `project_path` names (none: the cwd's), or why none.
-    fn route(roots: Roots, project_path: Option<&Value>) -> Result<Project, Failure> {
+    fn route(roots: Roots, project_path: Option<&Value>) -> Result<Project, NoProject> {
+        use NoProject::{Elsewhere, Failed};
         let given = match project_path {
             None | Some(Value::Null) => None,
             Some(Value::String(given)) if given.is_empty() => None,
             Some(Value::String(given)) => Some(given.as_str()),
             Some(other) => {
-                return Err(Failure(format!(
+                return Err(Failed(Failure(format!(
                     "projectPath must be a string, got {other}"
-                )));
+                ))));
             }
         };
         let Some(given) = given else {
             let cwd = match &roots.cwd {
                 Ok(cwd) => cwd.given().to_owned(),
-                Err(not) => return Err(Failure(format!("Neovim's current directory {not}"))),
+                Err(not) => {
+                    return Err(Failed(Failure(format!("Neovim's current directory {not}"))));
+                }
             };
             return Ok(Project {
                 root: cwd,
@@ -154,16 +180,19 @@ impl Project {
             });
         };
         if !Path::new(given).is_absolute() {
-            return Err(Failure(format!(
+            return Err(Failed(Failure(format!(
                 "projectPath must be an absolute path, got {given}"
-            )));
+            ))));
         }
-        let real = links::resolve(Path::new(given)).map_err(|_| roots.not_here(given))?;
+        let real =
+            links::resolve(Path::new(given)).map_err(|_| Elsewhere(roots.not_here(given)))?;
         if !roots.all.iter().any(|root| root.holds(&real)) {
-            return Err(roots.not_here(given));
+            return Err(Elsewhere(roots.not_here(given)));
         }
         if !real.is_dir() {
-            return Err(Failure(format!("projectPath {given} is not a directory")));
+            return Err(Failed(Failure(format!(
+                "projectPath {given} is not a directory"
+            ))));
         }
         let innermost = roots
             .all
@@ -175,7 +204,7 @@ impl Project {
             .filter(|dir| roots.all.iter().any(|root| root.holds(dir)))
             .and_then(|dir| ProjectRoot::confirm(&dir.to_string_lossy()).ok());
         let Some(root) = checkout.or(innermost) else {
-            return Err(roots.not_here(given));
+            return Err(Elsewhere(roots.not_here(given)));
         };
         let root = root.spelled(&roots.spell(root.real()));
         Ok(Project {
@@ -346,14 +375,24 @@ mod tests {
             "{outside}"
         );
 
-        let wrong = pick(json!(string(&scratch))).err().unwrap().0;
+        let Some(NoProject::Elsewhere(Failure(wrong))) = pick(json!(string(&scratch))).err() else {
+            panic!("a directory above the roots is another project");
+        };
         assert!(wrong.contains("not this Neovim's project"), "{wrong}");
         assert!(
             wrong.contains(&string(&cwd)) && wrong.contains(&string(&lib)),
             "names the roots: {wrong}"
         );
-        assert!(pick(json!(7)).is_err());
-        assert!(pick(json!("relative/dir")).is_err());
+        assert!(matches!(
+            pick(json!(string(&scratch.join("missing")))),
+            Err(NoProject::Elsewhere(_))
+        ));
+        // Not a question of which project: nothing a call may pass for none.
+        assert!(matches!(pick(json!(7)), Err(NoProject::Failed(_))));
+        assert!(matches!(
+            pick(json!("relative/dir")),
+            Err(NoProject::Failed(_))
+        ));
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //! (0-based lines, UTF-16 characters) and the selected text, kept from the
 //! debounced selection events so that an agent asking for the editor's
 //! context (Codex's `ide-context`, once per prompt) is answered without a
-//! call into Neovim.
+//! call into Neovim. Kept only once such an agent has come: until then a
+//! selection costs Neovim nothing for it.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::mutex::lock;
 
@@ -30,9 +32,21 @@ pub struct Place {
 #[derive(Default)]
 pub struct LastPlace {
     place: Mutex<Option<Place>>,
+    /// An agent that asks for the place has connected.
+    wanted: AtomicBool,
 }
 
 impl LastPlace {
+    /// An agent that asks for the place connected: true the first time.
+    pub fn want(&self) -> bool {
+        !self.wanted.swap(true, Ordering::Relaxed)
+    }
+
+    /// Whether the place is kept: an agent has asked for it.
+    pub fn wanted(&self) -> bool {
+        self.wanted.load(Ordering::Relaxed)
+    }
+
     pub fn set(&self, place: Place) {
         *lock(&self.place) = Some(place);
     }

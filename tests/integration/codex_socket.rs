@@ -150,12 +150,18 @@ async fn codex_is_told_the_file_and_selection_from_what_the_host_keeps_even_whil
     assert_eq!(tabs, ["a.txt", "b.txt"], "newest first");
 
     // Answered while Neovim cannot take a call: nothing is asked of it.
+    // Neovim is held longer than the test waits for the answer, and then
+    // let go whatever happens.
     let (blocked, release) = (tmp.0.join("blocked"), tmp.0.join("release"));
+    let hold_ns = 4 * crate::common::DEADLINE.as_nanos();
     session
         .exec(&format!(
             "vim.defer_fn(function()
                io.open('{}', 'w'):close()
-               while not vim.uv.fs_stat('{}') do vim.uv.sleep(10) end
+               local until_ns = vim.uv.hrtime() + {hold_ns}
+               while not vim.uv.fs_stat('{}') and vim.uv.hrtime() < until_ns do
+                 vim.uv.sleep(10)
+               end
              end, 0)",
             blocked.display(),
             release.display()
@@ -379,4 +385,48 @@ async fn codex_hook_shows_the_patch_and_tells_codex_what_the_person_decided() {
         "{said}"
     );
     let _ = std::fs::remove_dir_all(&nowhere);
+}
+
+#[tokio::test]
+async fn codex_hook_denies_a_patch_neovim_could_not_review() {
+    let tmp = ShortTmp::new();
+    let work = fresh_dir("codex-hook-deny");
+    std::fs::write(work.join("a.txt"), "one\n").unwrap();
+    let (session, codex) = serving_codex(work.clone(), &tmp, &[]).await;
+    let tmpdir = codex["tmpdir"].as_str().unwrap().to_owned();
+    let reason = |said: &str| -> String {
+        let said: Value = serde_json::from_str(said).unwrap();
+        let output = &said["hookSpecificOutput"];
+        assert_eq!(output["permissionDecision"], "deny", "{said}");
+        output["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+
+    // Larger than one frame to Neovim: never half sent, never let through.
+    let huge = format!(
+        "*** Begin Patch\n*** Add File: big.txt\n{}*** End Patch",
+        "+0123456789abcdef\n".repeat(1 << 20)
+    );
+    let said = hook_output(run_hook(&tmpdir, &hook_input(&work, &huge)).await).await;
+    assert!(reason(&said).contains("larger than the 16 MiB"), "{said}");
+
+    // Neovim's roots cannot be read: not a question of another project.
+    session
+        .exec(
+            "require('pi-ide.seam').calls.project_roots = function() error('roots unreadable') end",
+        )
+        .await;
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** End Patch";
+    let said = hook_output(run_hook(&tmpdir, &hook_input(&work, patch)).await).await;
+    assert!(
+        reason(&said).contains("cannot read Neovim's project roots"),
+        "{said}"
+    );
+    assert!(!work.join("big.txt").exists());
+    assert_eq!(
+        session.lua("return #require('pi-ide.diff').list()").await,
+        0
+    );
 }

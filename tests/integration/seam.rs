@@ -93,6 +93,8 @@ async fn every_call_the_host_makes_reaches_a_lua_function() {
         json!(["lsp_request", {"id": 1, "kind": "hover", "path": path, "line": 0, "character": 1, "timeout_ms": 200}]),
         json!(["modified_buffers"]),
         json!(["buffer_lines", [{"buf": 1, "rows": [0, 3]}, {"buf": 9999, "rows": [0]}]]),
+        json!(["selected_rows", 1, 0, 3, 100]),
+        json!(["selected_rows", 9999, 0, 3, 100]),
         json!(["lsp_edit", {"id": 2, "kind": "format", "path": path, "timeout_ms": 200}]),
         json!(["lsp_edit", {"id": 3, "kind": "apply_action", "path": "", "action_id": "9", "timeout_ms": 200}]),
         json!(["apply_edit", {"path": path, "real": path, "lines": ["two"], "eol": true, "crlf": false,

@@ -55,6 +55,13 @@ pub enum LuaCall {
     Workspace,
     ProjectRoots,
     CurrentPositions,
+    /// Rows `first..=last` of `buf`, at most `max_bytes` of text in all.
+    SelectedRows {
+        buf: i64,
+        first: u32,
+        last: u32,
+        max_bytes: u32,
+    },
     OpenFile(OpenFile),
     OpenEditors,
     DocumentState {
@@ -158,6 +165,7 @@ impl LuaCall {
         "workspace",
         "project_roots",
         "current_positions",
+        "selected_rows",
         "open_file",
         "open_editors",
         "document_state",
@@ -204,6 +212,7 @@ impl LuaCall {
             LuaCall::Workspace => "workspace",
             LuaCall::ProjectRoots => "project_roots",
             LuaCall::CurrentPositions => "current_positions",
+            LuaCall::SelectedRows { .. } => "selected_rows",
             LuaCall::OpenFile(_) => "open_file",
             LuaCall::OpenEditors => "open_editors",
             LuaCall::DocumentState { .. } => "document_state",
@@ -278,6 +287,17 @@ impl LuaCall {
             | LuaCall::OpenEditors
             | LuaCall::ModifiedBuffers => vec![],
             LuaCall::BufferLines(wanted) => vec![msgpack(&wanted)?],
+            LuaCall::SelectedRows {
+                buf,
+                first,
+                last,
+                max_bytes,
+            } => vec![
+                Value::from(buf),
+                Value::from(first),
+                Value::from(last),
+                Value::from(max_bytes),
+            ],
             LuaCall::OpenFile(request) => vec![msgpack(&request)?],
             LuaCall::LspRequest(query) => vec![msgpack(&query)?],
             LuaCall::LspEdit(query) => vec![msgpack(&query)?],
@@ -430,6 +450,12 @@ mod tests {
             LuaCall::Workspace,
             LuaCall::ProjectRoots,
             LuaCall::CurrentPositions,
+            LuaCall::SelectedRows {
+                buf: 1,
+                first: 0,
+                last: 3,
+                max_bytes: 100,
+            },
             LuaCall::OpenFile(OpenFile {
                 path: "/w/a".into(),
                 start_text: None,

@@ -19,6 +19,7 @@
 //! | `workspace`   | –                       | an agent asks for the workspace: the global cwd |
 //! | `project_roots` | –                     | MCP tools: `{cwd, folders?}`, the global cwd and the language servers' workspace folders |
 //! | `current_positions` | –                 | `getCurrentSelection`: the current window's position, or nil |
+//! | `selected_rows` | buf, first, last, max_bytes | selection context: `[text]`, rows `first..=last` (0-based) with at most `max_bytes` of text in all (rows past it left out, the last one cut), no row copied whole |
 //! | `open_file`   | request                 | `openFile`: show (or load) a file, select text; → `{filetype, line_count}` |
 //! | `open_editors`| –                       | `getOpenEditors`: listed file buffers      |
 //! | `document_state` | path                 | `checkDocumentDirty`: `{modified}` or nil  |
@@ -101,7 +102,7 @@ pub use payloads::*;
 
 /// Version of the seam. The Lua glue refuses a host that reports another
 /// number, so a stale binary is caught with a clear message.
-pub const SEAM_VERSION: u64 = 24;
+pub const SEAM_VERSION: u64 = 25;
 
 /// A msgpack map from string keys, as Lua tables arrive (tests).
 #[cfg(test)]
