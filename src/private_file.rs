@@ -6,17 +6,19 @@ use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-/// A new 0600 file beside `path`, named for this process, holding `body`.
+/// A new 0600 file beside `path`, named for this process, holding `body`,
+/// synced. Hidden, so that a CLI scanning the directory for its pattern
+/// (`gemini-ide-server-*`, `*.lock`) never takes it for the file itself.
 pub fn write_beside(path: &Path, body: &[u8]) -> io::Result<PathBuf> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!("{name}.tmp{}", std::process::id()));
+    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
     let _ = fs::remove_file(&tmp);
     let written = OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
         .open(&tmp)
-        .and_then(|mut file| file.write_all(body));
+        .and_then(|mut file| file.write_all(body).and_then(|()| file.sync_all()));
     match written {
         Ok(()) => Ok(tmp),
         Err(error) => {

@@ -31,7 +31,8 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
-/// The files in `dir` whose names `keep` accepts, once there is one.
+/// The file in `dir` whose name `keep` accepts, once there is one (the
+/// host's hidden temp files aside).
 async fn one_file(dir: &Path, keep: impl Fn(&str) -> bool) -> PathBuf {
     eventually(
         &format!("a discovery file in {}", dir.display()),
@@ -40,7 +41,10 @@ async fn one_file(dir: &Path, keep: impl Fn(&str) -> bool) -> PathBuf {
                 .ok()?
                 .flatten()
                 .map(|entry| entry.path())
-                .filter(|path| keep(path.file_name().unwrap().to_str().unwrap()))
+                .filter(|path| {
+                    let name = path.file_name().unwrap().to_str().unwrap();
+                    !name.starts_with('.') && keep(name)
+                })
                 .collect();
             (found.len() == 1).then(|| found.remove(0))
         },
@@ -240,10 +244,10 @@ async fn both_clis_are_announced_privately_following_cd_and_never_after_exit() {
     let (_, pi_lock) = session.lockfile().await;
     let pid = nvim_pid(&session).await;
     let gemini_file = one_file(&gemini, |name| {
-        name.starts_with(&format!("gemini-ide-server-{pid}-"))
+        name.starts_with(&format!("gemini-ide-server-{pid}-")) && name.ends_with(".json")
     })
     .await;
-    let qwen_file = one_file(&qwen, |name| name != "2.lock").await;
+    let qwen_file = one_file(&qwen, |name| name.ends_with(".lock") && name != "2.lock").await;
 
     let body = read_json(&gemini_file);
     let port = body["port"].as_u64().unwrap();

@@ -97,9 +97,16 @@ async fn abandoned_sessions_are_capped_and_the_real_clients_keep_working() {
             "{client} still lists the tools: {report}"
         );
     }
+    // The clients may have ended their own sessions by now.
     let health = health_report(&session).await;
+    let open: u64 = health
+        .split("MCP sessions open: /mcp ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no count of open sessions: {health}"));
     assert!(
-        health.contains(&format!("MCP sessions open: /mcp {MAX_SESSIONS}")),
+        (MAX_SESSIONS - 2..=MAX_SESSIONS).contains(&open)
+            && health.contains(&format!("at most {MAX_SESSIONS} an endpoint")),
         "{health}"
     );
 }

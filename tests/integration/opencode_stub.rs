@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::codex_socket::accept_with_line;
-use crate::common::{Scratch, Session, eventually, fresh_dir, scratch_dir};
+use crate::common::{DEADLINE, Scratch, Session, eventually, fresh_dir, poll_within, scratch_dir};
 use crate::real_codex::{agents_dir, diff_of, seen_diff};
 use crate::real_opencode::Tmux;
 
@@ -203,15 +203,20 @@ async fn in_tmux_opencodes_password_reaches_it_through_a_file_never_a_command_li
         .lua("return require('pi-ide.agent').list()[1].pid")
         .await;
     let pid = pid.as_i64().expect("its pid").to_string();
+    // SIGKILL: whatever the pane's process inherited for SIGTERM, it ends.
     std::process::Command::new("kill")
-        .arg(&pid)
+        .args(["-KILL", &pid])
         .status()
         .unwrap();
-    eventually("Neovim to forget the ended pane", || async {
+    poll_within(DEADLINE, || async {
         let list = session.lua("return #require('pi-ide.agent').list()").await;
         (list == 0).then_some(())
     })
-    .await;
+    .await
+    .unwrap_or_else(|| {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        panic!("Neovim still lists the ended pane; its process: {state:?}")
+    });
     session.host_log_shows("stopped following opencode 1").await;
 }
 
