@@ -140,6 +140,16 @@ struct Streamed {
     /// CPU ms of Neovim and of our host meanwhile.
     nvim_cpu_ms: f64,
     host_cpu_ms: f64,
+    /// ms Neovim's main thread was ready to run but waited for a core
+    /// (where the kernel keeps the figure).
+    nvim_waiting_ms: Option<f64>,
+}
+
+/// ms `pid`'s main thread has waited, ready to run, for a core.
+fn waiting_for_cpu_ms(pid: i64) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+    let waited: f64 = stat.split_whitespace().nth(1)?.parse().ok()?;
+    Some(waited / 1e6)
 }
 
 /// Sends `prompt` and waits for its end.
@@ -151,6 +161,7 @@ async fn stream(session: &Session, plugin: Plugin<'_>, prompt: &str) -> Streamed
     };
     let host_cpu = || host.map_or(0.0, cpu_ms);
     let (nvim_before, host_before) = (cpu_ms(nvim), host_cpu());
+    let waiting_before = waiting_for_cpu_ms(nvim);
     session
         .exec(&format!(
             "local b = _G.bench
@@ -174,6 +185,9 @@ async fn stream(session: &Session, plugin: Plugin<'_>, prompt: &str) -> Streamed
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     let (nvim_cpu_ms, host_cpu_ms) = (cpu_ms(nvim) - nvim_before, host_cpu() - host_before);
+    let nvim_waiting_ms = waiting_for_cpu_ms(nvim)
+        .zip(waiting_before)
+        .map(|(a, b)| a - b);
     let figures = session
         .lua(
             "local b = _G.bench
@@ -202,6 +216,7 @@ async fn stream(session: &Session, plugin: Plugin<'_>, prompt: &str) -> Streamed
         busy: number(5),
         nvim_cpu_ms,
         host_cpu_ms,
+        nvim_waiting_ms,
     }
 }
 
@@ -293,6 +308,9 @@ pub async fn run() {
             figures.add(name("draws"), streamed.draws.len() as f64, "calls");
             figures.add(name("wall"), streamed.wall_ms, "ms");
             figures.add(name("nvim_cpu"), streamed.nvim_cpu_ms, "ms");
+            if let Some(waiting) = streamed.nvim_waiting_ms {
+                figures.add(name("nvim_waiting_for_cpu"), waiting, "ms");
+            }
             if matches!(plugin, Plugin::Ours) {
                 figures.add(name("host_cpu"), streamed.host_cpu_ms, "ms");
             }
