@@ -240,6 +240,14 @@ impl Figures {
         }
     }
 
+    /// `{name}_p50` and `{name}_p99` of a sample in ns, as µs.
+    fn percentiles(&mut self, name: String, ns: &[f64]) {
+        for (q, at) in [("p50", 0.5), ("p99", 0.99)] {
+            let value = percentile(ns.to_vec(), at) / 1e3;
+            self.add(format!("{name}_{q}"), value, "µs");
+        }
+    }
+
     fn report(self) {
         for (name, sample, unit) in self.0 {
             report(&name, median(sample), unit);
@@ -269,29 +277,9 @@ pub async fn run() {
             figures.add(name("first_chunk_to_transcript"), streamed.first_ms, "ms");
             let total: f64 = streamed.draws.iter().sum();
             figures.add(name("ui_time_per_chunk"), total / chunks / 1e3, "µs");
-            let draws = streamed.draws;
-            figures.add(
-                name("ui_time_per_draw_p50"),
-                percentile(draws.clone(), 0.5) / 1e3,
-                "µs",
-            );
-            figures.add(
-                name("ui_time_per_draw_p99"),
-                percentile(draws, 0.99) / 1e3,
-                "µs",
-            );
+            figures.percentiles(name("ui_time_per_draw"), &streamed.draws);
             if !streamed.chunks.is_empty() {
-                let each = streamed.chunks;
-                figures.add(
-                    name("ui_time_per_chunk_p50"),
-                    percentile(each.clone(), 0.5) / 1e3,
-                    "µs",
-                );
-                figures.add(
-                    name("ui_time_per_chunk_p99"),
-                    percentile(each, 0.99) / 1e3,
-                    "µs",
-                );
+                figures.percentiles(name("ui_time_per_chunk"), &streamed.chunks);
             }
         }
     }
