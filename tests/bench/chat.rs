@@ -61,6 +61,13 @@ impl Plugin<'_> {
         }
     }
 
+    /// Ends a session the plugin opened.
+    async fn close(self, session: Session) {
+        if let Plugin::CodeCompanion(_) = self {
+            chat_codecompanion::forget_logs(&session).await;
+        }
+    }
+
     /// Lua that sends `prompt`.
     fn send(self, prompt: &str) -> String {
         match self {
@@ -283,13 +290,16 @@ pub async fn run() {
             }
         }
     }
-    drop(sessions);
+    for (plugin, session) in sessions {
+        plugin.close(session).await;
+    }
     figures.report();
     let mut figures = Figures::default();
     for _ in 0..LARGE_RUNS {
         for &plugin in &plugins {
             let session = plugin.open().await;
             let streamed = stream(&session, plugin, "big 1048576 16").await;
+            plugin.close(session).await;
             let name = |figure: &str| format!("{}1mb_answer_{figure}", plugin.prefix());
             figures.add(name("longest_freeze"), streamed.freeze / 1e6, "ms");
             figures.add(name("longest_busy"), streamed.busy / 1e6, "ms");
