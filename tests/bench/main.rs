@@ -12,6 +12,7 @@ use pi_ide_test_support::load_driver;
 
 mod changes;
 mod chat;
+mod chat_codecompanion;
 mod codex;
 mod diagnostics;
 mod editor;

@@ -345,7 +345,7 @@ async fn memory() {
 }
 
 /// CPU time a process has used, in ms.
-fn cpu_ms(pid: i64) -> f64 {
+pub fn cpu_ms(pid: i64) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // Fields after the command's closing parenthesis; utime and stime are 14 and 15.
     let fields: Vec<&str> = stat
