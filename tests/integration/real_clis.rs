@@ -88,13 +88,18 @@ static INSTALL: Mutex<()> = Mutex::new(());
 /// clipboard packages for other platforms that the registry does not
 /// have; `npm install` installs the same locked versions.)
 pub(crate) fn require_clis() {
+    install_pinned(&cli_dir(), &[GEMINI.program, QWEN.program]);
+}
+
+/// Installs the packages pinned in `dir`'s lockfile when any of `needed`
+/// (paths below `dir`) is missing or older than the lockfile.
+pub(crate) fn install_pinned(dir: &Path, needed: &[&str]) {
     let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    let needed = [GEMINI.program, QWEN.program];
-    if installed_and_current(&cli_dir(), &needed) {
+    if installed_and_current(dir, needed) {
         return;
     }
     run_in(
-        &cli_dir(),
+        dir,
         "npm",
         &[
             "install",
@@ -107,8 +112,9 @@ pub(crate) fn require_clis() {
     );
     for needed in needed {
         assert!(
-            cli_dir().join(needed).exists(),
-            "tests/gemini_cli/{needed} is missing after `npm install`"
+            dir.join(needed).exists(),
+            "{} is missing after `npm install`",
+            dir.join(needed).display()
         );
     }
 }

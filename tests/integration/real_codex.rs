@@ -11,7 +11,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -19,9 +18,8 @@ use tokio::process::{Child, Command};
 
 use crate::codex_socket::{ShortTmp, accept_with_line};
 use crate::common::{Session, eventually, fresh_dir, repo_root, scratch_dir};
-use crate::pi_extension::{installed_and_current, run_in};
 pub use crate::real_clis::Helper as Stub;
-use crate::real_clis::descendants;
+use crate::real_clis::{descendants, install_pinned};
 
 /// A CLI's start, a model turn, a hook's run: seconds each on two busy cores.
 pub const CLI_DEADLINE: Duration = Duration::from_secs(180);
@@ -39,33 +37,12 @@ pub const OPENCODE: &[&str] = &[
     "node_modules/opencode-linux-arm64/bin/opencode",
 ];
 
-static INSTALL: Mutex<()> = Mutex::new(());
-
 /// Installs the pinned Codex CLI and opencode when they are missing or
 /// older than the lockfile.
 pub fn require_agents() {
-    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    if installed_and_current(
+    install_pinned(
         &agents_dir(),
         &[CODEX, "node_modules/opencode-ai/package.json"],
-    ) {
-        return;
-    }
-    run_in(
-        &agents_dir(),
-        "npm",
-        &[
-            "install",
-            "--no-save",
-            "--no-audit",
-            "--no-fund",
-            "--ignore-scripts",
-        ],
-        &[],
-    );
-    assert!(
-        agents_dir().join(CODEX).exists(),
-        "{CODEX} missing after npm install"
     );
 }
 
