@@ -23,9 +23,6 @@ use crate::state::{DiffTarget, State};
 /// `:PiIde changes`.
 pub const MAX_SHOWN: usize = 20;
 
-/// Numbers the reviews, so each one's diffs are one group.
-static GROUPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1 << 40);
-
 /// Runs review `request`; the result Lua reports.
 pub async fn run(
     state: &State,
@@ -87,22 +84,15 @@ pub async fn run(
         })
         .take(MAX_SHOWN)
         .collect();
-    let group = GROUPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let group = crate::project::edits::new_group();
     let count = shown.len();
     let each = shown.iter().enumerate().map(|(index, (file, texts))| {
         let info = EditInfo {
-            group,
-            index: index + 1,
-            count,
-            title: "changes".to_owned(),
-            from_buffer: false,
-            requester_pid: None,
             turn: Some(TurnFile {
                 change: file.change.as_str(),
                 since: baseline.since,
             }),
-            agent_writes: false,
-            ask_reason: false,
+            ..EditInfo::new(group, index + 1, count, "changes", false)
         };
         review_file(state, changes, &project, file, texts, info)
     });

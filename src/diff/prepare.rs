@@ -170,6 +170,24 @@ pub struct EditInfo {
     pub ask_reason: bool,
 }
 
+impl EditInfo {
+    /// File `index` (from 1) of `count` in `group`, asked by `title`; no
+    /// agent process, baseline, agent-side write or reason to ask.
+    pub fn new(group: u64, index: usize, count: usize, title: &str, from_buffer: bool) -> Self {
+        EditInfo {
+            group,
+            index,
+            count,
+            title: title.to_owned(),
+            from_buffer,
+            requester_pid: None,
+            turn: None,
+            agent_writes: false,
+            ask_reason: false,
+        }
+    }
+}
+
 /// How a file of the review of changes differs from its baseline.
 #[derive(Debug, Clone, Serialize)]
 pub struct TurnFile {

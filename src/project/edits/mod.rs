@@ -108,15 +108,8 @@ pub async fn propose(
         let shown_as = Shown {
             tab_name: format!("mcp-{group}:{}", project.relative(&change.path)),
             edit: EditInfo {
-                group,
-                index: index + 1,
-                count,
-                title: title.to_owned(),
-                from_buffer: change.before.from_buffer,
                 requester_pid,
-                turn: None,
-                agent_writes: false,
-                ask_reason: false,
+                ..EditInfo::new(group, index + 1, count, title, change.before.from_buffer)
             },
         };
         tabs.push(shown_as.tab_name.clone());
@@ -189,7 +182,7 @@ pub async fn review(
     requester_pid: Option<u32>,
     files: &[Proposed],
 ) -> Vec<DiffOutcome> {
-    let group = GROUPS.fetch_add(1, Ordering::Relaxed) + 1;
+    let group = new_group();
     let count = files.len();
     let mut tabs = Vec::with_capacity(count);
     let mut shown = Vec::with_capacity(count);
@@ -197,15 +190,10 @@ pub async fn review(
         let shown_as = Shown {
             tab_name: format!("{agent}-{group}:{}", project.relative(&file.path)),
             edit: EditInfo {
-                group,
-                index: index + 1,
-                count,
-                title: title.to_owned(),
-                from_buffer: false,
                 requester_pid,
-                turn: None,
                 agent_writes: true,
                 ask_reason: true,
+                ..EditInfo::new(group, index + 1, count, title, false)
             },
         };
         tabs.push(shown_as.tab_name.clone());
@@ -243,7 +231,7 @@ pub async fn take_accepted(
     file: &Proposed,
     text: &str,
 ) -> Result<(), String> {
-    let group = GROUPS.fetch_add(1, Ordering::Relaxed) + 1;
+    let group = new_group();
     let change = Change {
         path: file.path.clone(),
         before: file.before.clone(),
@@ -251,17 +239,7 @@ pub async fn take_accepted(
     };
     let shown = Shown {
         tab_name: format!("{agent}-{group}:{}", project.relative(&file.path)),
-        edit: EditInfo {
-            group,
-            index: 1,
-            count: 1,
-            title: title.to_owned(),
-            from_buffer: false,
-            requester_pid: None,
-            turn: None,
-            agent_writes: false,
-            ask_reason: false,
-        },
+        edit: EditInfo::new(group, 1, 1, title, false),
     };
     match accept::accepted(state, project, &change, &file.proposal, text, shown).await {
         Fate::Applied { .. } => Ok(()),
@@ -297,17 +275,7 @@ pub async fn review_only(
     let proposal = before.proposal(after);
     let shown = Shown {
         tab_name,
-        edit: EditInfo {
-            group: new_group(),
-            index: 1,
-            count: 1,
-            title: title.to_owned(),
-            from_buffer: before.from_buffer,
-            requester_pid: None,
-            turn: None,
-            agent_writes: false,
-            ask_reason: false,
-        },
+        edit: EditInfo::new(new_group(), 1, 1, title, before.from_buffer),
     };
     show(state, path, before, &proposal, &shown).await
 }
