@@ -238,14 +238,30 @@ end
 M.PANE_CHECK_MS = 1000
 local pane_timer = nil
 
--- Forgets the agents in tmux panes whose process is gone; stops looking
+-- Whether process `pid` has ended: gone, or a zombie its parent has not
+-- reaped yet (signal 0 still reaches one; Linux's /proc tells them apart).
+local function ended(pid)
+  local _, _, name = vim.uv.kill(pid, 0)
+  if name == "ESRCH" then
+    return true
+  end
+  local fd = vim.uv.fs_open(("/proc/%d/stat"):format(pid), "r", 0)
+  if not fd then
+    return false
+  end
+  local stat = vim.uv.fs_read(fd, 512, 0) or ""
+  vim.uv.fs_close(fd)
+  -- `pid (name) S ...`: the state follows the last parenthesis.
+  return stat:match(".*%) (%a)") == "Z"
+end
+
+-- Forgets the agents in tmux panes whose process has ended; stops looking
 -- when none is left.
 local function check_panes()
   local left = 0
   for _, agent in ipairs(vim.list_slice(running)) do
     if agent.pane and agent.pid then
-      local _, _, name = vim.uv.kill(agent.pid, 0)
-      if name == "ESRCH" then
+      if ended(agent.pid) then
         on_exit(agent, 0)
       else
         left = left + 1
